@@ -1,0 +1,141 @@
+/** The Express application: /api/auth, /v1, /openapi.json, /docs, /healthz and the built UIs. */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { RequestContext } from '@mikro-orm/core';
+import passport from 'passport';
+import type { Connection } from '@temporalio/client';
+import type { Deps } from './deps.ts';
+import { authRouter } from './auth/routes.ts';
+import { ApiError, RequestValidationError, ResourceNotFound } from './kit/errors.ts';
+import { buildOpenApi, DOCS_HTML } from './kit/openapi.ts';
+import { authenticate } from './kit/principals.ts';
+import { mount, registry } from './kit/routes.ts';
+import type { EntityManager } from './kit/db.ts';
+import { organizationRoutes } from './modules/organizations/routes.ts';
+import { productRoutes } from './modules/products/routes.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const VERSION = '0.1.0';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    em: EntityManager;
+  }
+}
+
+export function createApp(deps: Deps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+
+  // Request id and one structured log line per request.
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    req.id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      deps.log.info(
+        {
+          requestId: req.id,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  // A fresh EntityManager for every request.
+  app.use((req, _res, next) => {
+    req.em = deps.orm.em.fork() as EntityManager;
+    RequestContext.create(req.em, next);
+  });
+
+  app.use(express.json({ limit: '1mb' }));
+  app.use(passport.initialize());
+
+  app.get('/healthz', async (_req, res) => {
+    const check = async (fn: () => Promise<unknown>) => {
+      const t = Date.now();
+      try {
+        await fn();
+        return { ok: true, latency_ms: Date.now() - t };
+      } catch (err) {
+        return { ok: false, latency_ms: Date.now() - t, error: (err as Error).message };
+      }
+    };
+    const [database, temporal] = await Promise.all([
+      check(() => deps.orm.em.getConnection().execute('select 1')),
+      check(() => (deps.temporal.connection as Connection).healthService.check({})),
+    ]);
+    const ok = database.ok && temporal.ok;
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', version: VERSION, database, temporal });
+  });
+
+  app.use('/api/auth', authRouter(deps));
+
+  const api = express.Router();
+  api.use(authenticate());
+  mount(api, deps, [...organizationRoutes, ...productRoutes]);
+  app.use(api);
+
+  app.get('/openapi.json', (_req, res) => {
+    res.json(buildOpenApi(registry, { title: 'Emporia API', version: VERSION, serverUrl: deps.cfg.PUBLIC_URL }));
+  });
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(DOCS_HTML);
+  });
+
+  if (deps.cfg.SERVE_UI) serveUi(app);
+
+  app.use((_req, _res, next) => next(ResourceNotFound('Not found')));
+  app.use(errorHandler(deps));
+  return app;
+}
+
+function serveUi(app: express.Express) {
+  const admin = path.join(ROOT, 'admin-ui', 'dist');
+  const portal = path.join(ROOT, 'portal-ui', 'dist');
+  const spa = (dir: string) => (_req: Request, res: Response, next: NextFunction) =>
+    existsSync(path.join(dir, 'index.html')) ? res.sendFile(path.join(dir, 'index.html')) : next();
+  app.get('/', (_req, res) => res.redirect('/dashboard/'));
+  app.use('/dashboard', express.static(admin, { index: false }));
+  app.get(['/dashboard', '/dashboard/{*rest}'], spa(admin));
+  app.use('/portal', express.static(portal, { index: false }));
+  app.get(['/portal', '/portal/{*rest}', '/checkout/{*rest}'], spa(portal));
+}
+
+function errorHandler(deps: Deps) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return;
+    if (err instanceof ApiError) {
+      if (err.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      res.status(err.status).json(err.toJSON());
+      return;
+    }
+    const e = err as { type?: string; status?: number; message?: string };
+    if (e?.type === 'entity.parse.failed') {
+      const v = new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${e.message}` }]);
+      res.status(422).json(v.toJSON());
+      return;
+    }
+    if (e?.type === 'entity.too.large') {
+      res.status(413).json({ error: 'PayloadTooLarge', detail: 'Request body is too large' });
+      return;
+    }
+    deps.log.error({ err, requestId: req.id }, 'unhandled error');
+    res.status(500).json({
+      error: 'InternalServerError',
+      detail: `An unexpected error occurred. Request id: ${req.id}`,
+      request_id: req.id,
+    });
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The one configuration module. Every process (API, worker, local stack, tests) reads its settings
+ * from here; a wrong or missing value stops the process at start with a message naming the variable.
+ */
+import { z } from 'zod/v4';
+
+/** Embedded defaults: what `npm start` and the tests run when nothing is overridden. */
+export const DEFAULTS = {
+  PORT: 8000,
+  PG_PORT: 5432,
+  TEMPORAL_PORT: 7233,
+  TEMPORAL_UI_PORT: 8233,
+  S3_PORT: 8333,
+  SMTP_PORT: 1025,
+  MAIL_UI_PORT: 1080,
+} as const;
+
+const url = (what: string) =>
+  z.string().refine((v) => URL.canParse(v), { message: `must be a URL (${what})` });
+
+const hostPort = z
+  .string()
+  .regex(/^[^\s:/]+:\d{1,5}$/, { message: 'must be host:port' });
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const DEV_SECRET = 'emporia-development-secret-do-not-use-in-production';
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(1).max(65535).default(DEFAULTS.PORT),
+    PUBLIC_URL: url('where browsers reach the API').default(`http://localhost:${DEFAULTS.PORT}`),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).default(DEV_SECRET),
+
+    DATABASE_URL: url('postgres://user:password@host:port/database')
+      .refine((v) => /^postgres(ql)?:$/.test(new URL(v).protocol), { message: 'must be a postgres:// URL' })
+      .default(`postgres://postgres:postgres@127.0.0.1:${DEFAULTS.PG_PORT}/emporia`),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+
+    TEMPORAL_ADDRESS: hostPort.default(`127.0.0.1:${DEFAULTS.TEMPORAL_PORT}`),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('emporia'),
+    TEMPORAL_UI_URL: url('Temporal Web UI').default(`http://localhost:${DEFAULTS.TEMPORAL_UI_PORT}`),
+
+    S3_ENDPOINT: url('S3 API endpoint').default(`http://127.0.0.1:${DEFAULTS.S3_PORT}`),
+    S3_ACCESS_KEY: z.string().min(3).default('emporia'),
+    S3_SECRET_KEY: z.string().min(8).default('emporia-dev-secret-key'),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{2,62}$/, { message: 'must be a valid bucket name' }).default('emporia-files'),
+    S3_PUBLIC_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{2,62}$/, { message: 'must be a valid bucket name' })
+      .default('emporia-public'),
+
+    SMTP_URL: url('smtp://host:port').default(`smtp://127.0.0.1:${DEFAULTS.SMTP_PORT}`),
+    MAIL_FROM: z.string().min(3).default('Emporia <no-reply@emporia.local>'),
+    MAIL_UI_URL: url('mail catcher UI').default(`http://localhost:${DEFAULTS.MAIL_UI_PORT}`),
+
+    /** Serve the built admin and portal UIs from the API process. */
+    SERVE_UI: bool.default(true),
+  })
+  .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production' && c.SECRET === DEV_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['SECRET'], message: 'must be set in production' });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment; throws ConfigError naming every bad variable. Empty strings count as unset. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), message: i.message })),
+    );
+  }
+  return parsed.data;
+}
+
+/** Names of every configuration variable, for docs and the docker-compose check. */
+export const CONFIG_VARIABLES = Object.keys(configSchema.shape);
+
+let cached: Config | undefined;
+/** The process-wide configuration, parsed once. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

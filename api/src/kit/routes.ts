@@ -1,0 +1,82 @@
+/**
+ * One declaration per endpoint: method, path, auth requirement and zod schemas for path, query, body
+ * and response. `mount` wires them into Express (validation at the edge, principal checks, a forked
+ * EntityManager per request); `openapi.ts` turns the same declarations into the OpenAPI document.
+ */
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod/v4';
+import type { Deps } from '../deps.ts';
+import type { EntityManager } from './db.ts';
+import { authorize, type AuthRequirement, type Principal } from './principals.ts';
+import { parseOrThrow } from './validation.ts';
+
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerContext<P, Q, B> {
+  req: Request;
+  res: Response;
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  em: EntityManager;
+  deps: Deps;
+}
+
+export interface RouteSpec<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: Method;
+  /** Express-style path (`/v1/products/:id`). */
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthRequirement | 'public';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Success status; 204 sends no body. */
+  status?: number;
+  response?: z.ZodType;
+  handler: (ctx: HandlerContext<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>;
+}
+
+export function route<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** Every declared route, for the OpenAPI document. */
+export const registry: RouteSpec[] = [];
+
+export function mount(router: Router, deps: Deps, routes: RouteSpec[]): void {
+  for (const spec of routes) {
+    if (!registry.includes(spec)) registry.push(spec);
+    router[spec.method](spec.path, async (req: Request, res: Response) => {
+      if (spec.auth !== 'public') authorize(req.principal, spec.auth);
+      const params = spec.params ? parseOrThrow('path', spec.params, req.params) : undefined;
+      const query = spec.query ? parseOrThrow('query', spec.query, req.query) : undefined;
+      const body = spec.body ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
+      const result = await spec.handler({
+        req,
+        res,
+        params,
+        query,
+        body,
+        principal: req.principal,
+        em: req.em,
+        deps,
+      } as HandlerContext<unknown, unknown, unknown>);
+      if (res.headersSent) return;
+      const status = spec.status ?? 200;
+      if (status === 204) res.status(204).end();
+      else res.status(status).json(result);
+    });
+  }
+}

@@ -1,0 +1,9 @@
+/** All activities, built from their dependencies. */
+import type { Deps } from '@emporia/api/src/deps.ts';
+import { createNotificationActivities } from './notifications.activities.ts';
+
+export function createActivities(deps: Deps) {
+  return {
+    ...createNotificationActivities(deps),
+  };
+}

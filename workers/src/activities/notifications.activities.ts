@@ -1,0 +1,66 @@
+/** Activities that read what to announce and mail it, recording each mail exactly once per key. */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Mailer } from '@emporia/api/src/kit/mail.ts';
+import { Member } from '@emporia/api/src/modules/organizations/entities.ts';
+import { Product } from '@emporia/api/src/modules/products/entities.ts';
+import { Notification } from '@emporia/api/src/modules/notifications/entities.ts';
+
+export interface NotificationInput {
+  dedupeKey: string;
+  organizationId: string | null;
+  kind: string;
+  recipient: string;
+  subject: string;
+  text: string;
+}
+
+function formatAmount(amount: number, currency: string): string {
+  return `${currency.toUpperCase()} ${Math.trunc(amount / 100)}.${String(amount % 100).padStart(2, '0')}`;
+}
+
+export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; mailer: Mailer }) {
+  return {
+    async productAnnouncement(productId: string) {
+      const em = orm.em.fork();
+      const product = await em.findOne(Product, { id: productId }, { populate: ['organization', 'prices'] });
+      if (!product) return null;
+      const members = await em.find(Member, { organization: product.organization }, { populate: ['user'] });
+      const price = product.prices.getItems()[0];
+      const priceText =
+        price?.amountType === 'fixed' && price.priceAmount != null
+          ? formatAmount(price.priceAmount, price.priceCurrency)
+          : price?.amountType === 'free'
+            ? 'free'
+            : 'pay what you want';
+      return {
+        organizationId: product.organization.id,
+        recipients: members.map((m) => m.user.email).sort(),
+        subject: `New product in ${product.organization.name}: ${product.name}`,
+        text:
+          `${product.name} is now available in ${product.organization.name} (${priceText}` +
+          `${product.recurringInterval ? ` per ${product.recurringInterval}` : ''}).\n\nProduct id: ${product.id}\n`,
+      };
+    },
+
+    /** Idempotent by dedupeKey: a retried activity whose row exists sends nothing twice. */
+    async sendNotification(input: NotificationInput): Promise<{ messageId: string | null; skipped: boolean }> {
+      const em = orm.em.fork();
+      const existing = await em.findOne(Notification, { dedupeKey: input.dedupeKey });
+      if (existing) return { messageId: existing.messageId ?? null, skipped: true };
+      const { messageId } = await mailer.send({ to: input.recipient, subject: input.subject, text: input.text });
+      em.create(Notification, {
+        organizationId: input.organizationId,
+        kind: input.kind,
+        dedupeKey: input.dedupeKey,
+        recipient: input.recipient,
+        subject: input.subject,
+        messageId,
+        sentAt: new Date(),
+      });
+      await em.flush();
+      return { messageId, skipped: false };
+    },
+  };
+}
+
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

@@ -1,0 +1,22 @@
+/** The worker process: runs every workflow and activity on the configured task queue. */
+import { loadConfig, ConfigError } from '@emporia/api/src/config.ts';
+import { createDeps, closeDeps } from '@emporia/api/src/deps.ts';
+import { createWorker } from './worker.ts';
+
+let cfg;
+try {
+  cfg = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(78);
+  }
+  throw err;
+}
+const deps = await createDeps(cfg, 'worker');
+const worker = await createWorker(deps);
+deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+await worker.run();
+await closeDeps(deps);
+deps.log.info('worker stopped');

@@ -1,0 +1,26 @@
+/** Builds a Temporal worker for the workflows and activities; used by main.ts and the tests. */
+import { createRequire } from 'node:module';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Deps } from '@emporia/api/src/deps.ts';
+import { createActivities } from './activities/index.ts';
+
+const require = createRequire(import.meta.url);
+export const WORKFLOWS_PATH = require.resolve('@emporia/workflows');
+
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: undefined });
+}
+
+export async function createWorker(
+  deps: Deps,
+  opts: { taskQueue?: string; workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string } } = {},
+): Promise<Worker> {
+  const connection = await NativeConnection.connect({ address: deps.cfg.TEMPORAL_ADDRESS });
+  return Worker.create({
+    connection,
+    namespace: deps.cfg.TEMPORAL_NAMESPACE,
+    taskQueue: opts.taskQueue ?? deps.cfg.TEMPORAL_TASK_QUEUE,
+    activities: createActivities(deps),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+  });
+}

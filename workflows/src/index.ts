@@ -1,0 +1,2 @@
+/** Every workflow the worker runs. Bundled once (webpack) for the worker; no Node built-ins here. */
+export { productCreatedWorkflow } from './products/product-created.workflow.ts';
