@@ -27,7 +27,8 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function createApp(deps: Deps): express.Express {
+/** `configure` adds routes before the not-found handler (used by tests). */
+export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -95,6 +96,7 @@ export function createApp(deps: Deps): express.Express {
   });
 
   if (deps.cfg.SERVE_UI) serveUi(app);
+  configure?.(app);
 
   app.use((_req, _res, next) => next(ResourceNotFound('Not found')));
   app.use(errorHandler(deps));

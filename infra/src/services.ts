@@ -137,7 +137,7 @@ export async function startTemporal(
   cfg: Config,
   env: NodeJS.ProcessEnv,
   log: Log,
-  opts: { dbFile?: string } = {},
+  opts: { dbFile?: string | null } = {},
 ): Promise<Running> {
   const [host, portStr] = cfg.TEMPORAL_ADDRESS.split(':');
   const port = Number(portStr);
@@ -149,8 +149,9 @@ export async function startTemporal(
   const bin = path.join(VENV_BIN, 'temporal');
   if (!existsSync(bin)) throw new Error(`temporal CLI missing at ${bin}: run npm start or npm test (they install it)`);
   const uiPort = Number(new URL(cfg.TEMPORAL_UI_URL).port || DEFAULTS.TEMPORAL_UI_PORT);
-  const dbFile = opts.dbFile ?? path.join(DATA_DIR, 'temporal.db');
-  mkdirSync(path.dirname(dbFile), { recursive: true });
+  // null: an in-memory server (tests); otherwise a SQLite file so workflows survive restarts.
+  const dbFile = opts.dbFile === null ? null : (opts.dbFile ?? path.join(DATA_DIR, 'temporal.db'));
+  if (dbFile) mkdirSync(path.dirname(dbFile), { recursive: true });
   const child = spawnLogged(
     'temporal',
     bin,
@@ -159,7 +160,7 @@ export async function startTemporal(
       '--ip', host!,
       '--port', String(port),
       '--ui-port', String(uiPort),
-      '--db-filename', dbFile,
+      ...(dbFile ? ['--db-filename', dbFile] : []),
       '--namespace', cfg.TEMPORAL_NAMESPACE,
       '--log-level', 'warn',
       '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
@@ -293,7 +294,7 @@ export async function startBackingServices(
   cfg: Config,
   env: NodeJS.ProcessEnv,
   log: Log,
-  opts: { temporalDbFile?: string } = {},
+  opts: { temporalDbFile?: string | null } = {},
 ): Promise<Running[]> {
   mkdirSync(DATA_DIR, { recursive: true });
   const results = await Promise.allSettled([

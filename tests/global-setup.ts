@@ -1,0 +1,40 @@
+/**
+ * Once per test run: start (or reuse) PostgreSQL, the Temporal dev server, the object store and the
+ * mail catcher; create a fresh test database with every migration; bundle the workflow code once.
+ * Test files then start their own API server and worker (own task queue) against these.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../api/src/config.ts';
+import { initOrm, migrate } from '../api/src/kit/db.ts';
+import { DATA_DIR, ensureDatabase, startBackingServices, stopAll, type Running } from '../infra/src/services.ts';
+import { bundleWorkflows } from '../workers/src/worker.ts';
+
+let running: Running[] = [];
+
+export default async function setup(_project: TestProject) {
+  const base = loadConfig();
+  const dbUrl = new URL(base.DATABASE_URL);
+  dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_test`;
+  process.env.DATABASE_URL_TEST = dbUrl.toString();
+  process.env.NODE_ENV = 'test';
+  process.env.LOG_LEVEL ??= 'silent';
+
+  running = await startBackingServices(base, process.env, () => {}, { temporalDbFile: null });
+  await ensureDatabase(dbUrl.toString(), { recreate: true });
+  const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 });
+  await migrate(orm);
+  await orm.close();
+
+  const bundle = await bundleWorkflows();
+  const dir = path.join(DATA_DIR, 'test');
+  mkdirSync(dir, { recursive: true });
+  const codePath = path.join(dir, 'workflow-bundle.js');
+  writeFileSync(codePath, bundle.code);
+  process.env.WORKFLOW_BUNDLE_PATH = codePath;
+
+  return async () => {
+    await stopAll(running);
+  };
+}

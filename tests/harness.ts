@@ -1,0 +1,108 @@
+/** Starts the real API (ephemeral port) and a worker on its own task queue for one test file. */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Worker } from '@temporalio/worker';
+import { loadConfig } from '../api/src/config.ts';
+import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
+import { createApp } from '../api/src/app.ts';
+import { createWorker } from '../workers/src/worker.ts';
+
+export interface TestServer {
+  url: string;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Record<string, string> = {}) {
+  return loadConfig({
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL_TEST,
+    DATABASE_POOL_MAX: '4',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ...overrides,
+  });
+}
+
+export async function startTestServer(
+  opts: { worker?: boolean; env?: Record<string, string>; configure?: Parameters<typeof createApp>[1] } = {},
+): Promise<TestServer> {
+  const cfg = testConfig(opts.env);
+  const deps = await createDeps(cfg, 'test');
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp(deps, opts.configure).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  if (opts.worker !== false) {
+    worker = await createWorker(deps, { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } });
+    running = worker.run();
+  }
+  return {
+    url,
+    deps,
+    async close() {
+      if (worker) {
+        worker.shutdown();
+        await running;
+      }
+      await new Promise((r) => server.close(r));
+      await closeDeps(deps);
+    },
+  };
+}
+
+export const uniqueEmail = (tag = 'user') => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+export const uniqueSlug = (tag = 'org') => `${tag}-${randomUUID().slice(0, 8)}`;
+
+/** A signed-in seller with an organization and an access token holding the given scopes. */
+export async function seller(url: string, scopes: string[] = ['products:read', 'products:write']) {
+  const email = uniqueEmail('seller');
+  const signUp = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'correct horse battery', name: 'Sally Seller' }),
+  });
+  if (signUp.status !== 200) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+  const cookie = signUp.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const orgRes = await fetch(`${url}/v1/organizations/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ name: 'Test Organization', slug: uniqueSlug() }),
+  });
+  if (orgRes.status !== 201) throw new Error(`org create failed: ${orgRes.status} ${await orgRes.text()}`);
+  const organization = (await orgRes.json()) as { id: string; slug: string; name: string };
+  const tokRes = await fetch(`${url}/v1/organization-access-tokens/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ organization_id: organization.id, comment: 'test', scopes }),
+  });
+  if (tokRes.status !== 201) throw new Error(`token create failed: ${tokRes.status} ${await tokRes.text()}`);
+  const { token } = (await tokRes.json()) as { token: string };
+  return { email, password: 'correct horse battery', cookie, organization, token };
+}
+
+/** Waits for a mail to reach the mail catcher (MailDev REST API). */
+export async function waitForMail(to: string, timeoutMs = 20_000): Promise<{ subject: string; text: string }[]> {
+  const cfg = loadConfig();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${cfg.MAIL_UI_URL.replace('localhost', '127.0.0.1')}/email`);
+    const all = (await res.json()) as { subject: string; text: string; to: { address: string }[] }[];
+    const mine = all.filter((m) => m.to.some((t) => t.address.toLowerCase() === to.toLowerCase()));
+    if (mine.length) return mine;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+}
+
+export async function json(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text.slice(0, 200)}`);
+  }
+}
