@@ -3,25 +3,36 @@
  * mail catcher; create a fresh test database with every migration; bundle the workflow code once.
  * Test files then start their own API server and worker (own task queue) against these.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../api/src/config.ts';
 import { initOrm, migrate } from '../api/src/kit/db.ts';
-import { DATA_DIR, ensureDatabase, startBackingServices, stopAll, type Running } from '../infra/src/services.ts';
+import {
+  DATA_DIR,
+  dropDatabase,
+  dropStaleTestDatabases,
+  ensureDatabase,
+  startBackingServices,
+  stopAll,
+  type Running,
+} from '../infra/src/services.ts';
 import { bundleWorkflows } from '../workers/src/worker.ts';
 
 let running: Running[] = [];
 
 export default async function setup(_project: TestProject) {
   const base = loadConfig();
+  // One database per run, so runs on the same machine never share or drop each other's data.
   const dbUrl = new URL(base.DATABASE_URL);
-  dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_test`;
+  const dbName = decodeURIComponent(dbUrl.pathname.slice(1));
+  dbUrl.pathname = `/${dbName}_test_${process.pid}`;
   process.env.DATABASE_URL_TEST = dbUrl.toString();
   process.env.NODE_ENV = 'test';
   process.env.LOG_LEVEL ??= 'silent';
 
   running = await startBackingServices(base, process.env, () => {}, { temporalDbFile: null });
+  await dropStaleTestDatabases(base.DATABASE_URL, dbName);
   await ensureDatabase(dbUrl.toString(), { recreate: true });
   const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 });
   await migrate(orm);
@@ -30,11 +41,13 @@ export default async function setup(_project: TestProject) {
   const bundle = await bundleWorkflows();
   const dir = path.join(DATA_DIR, 'test');
   mkdirSync(dir, { recursive: true });
-  const codePath = path.join(dir, 'workflow-bundle.js');
+  const codePath = path.join(dir, `workflow-bundle-${process.pid}.js`);
   writeFileSync(codePath, bundle.code);
   process.env.WORKFLOW_BUNDLE_PATH = codePath;
 
   return async () => {
+    await dropDatabase(dbUrl.toString()).catch(() => {});
+    rmSync(codePath, { force: true });
     await stopAll(running);
   };
 }

