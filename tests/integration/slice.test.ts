@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Polar } from '@polar-sh/sdk';
 import { loadConfig } from '../../api/src/config.ts';
 import { Notification } from '../../api/src/modules/notifications/entities.ts';
+import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
 import { productCreatedWorkflowId } from '../../workflows/src/ids.ts';
 import { json, seller, startTestServer, waitForMail, type TestServer } from '../harness.ts';
 
@@ -56,6 +57,10 @@ describe('product creation slice', () => {
     const mails = await waitForMail(s.email);
     expect(mails.map((m) => m.subject)).toContain('New product in Test Organization: Pro plan');
     expect(mails.find((m) => m.subject.includes('Pro plan'))!.text).toContain('EUR 19.00 per month');
+
+    // The change and its webhook event were committed together.
+    const events = await srv.deps.orm.em.fork().find(OutboxEvent, { organizationId: s.organization.id });
+    expect(events.map((e) => [e.type, e.data.id])).toEqual([['product.created', product.id]]);
 
     const rows = await srv.deps.orm.em.fork().find(Notification, { organizationId: s.organization.id });
     expect(rows).toHaveLength(1);

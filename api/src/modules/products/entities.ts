@@ -2,6 +2,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { baseProperties, type Metadata } from '../../kit/entity.ts';
 import { Organization } from '../organizations/entities.ts';
+import { Meter } from '../meters/entities.ts';
 
 export const RECURRING_INTERVALS = ['month', 'year'] as const;
 export const AMOUNT_TYPES = ['fixed', 'custom', 'free', 'metered_unit'] as const;
@@ -34,6 +35,12 @@ export const ProductPrice = defineEntity({
     minimumAmount: p.integer().nullable(),
     maximumAmount: p.integer().nullable(),
     presetAmount: p.integer().nullable(),
+    /** metered_unit: the meter whose quantity is billed. */
+    meter: () => p.manyToOne(Meter).nullable().deleteRule('restrict').index(),
+    /** metered_unit: price per unit in minor units, an exact decimal (may be fractional), never a float. */
+    unitAmount: p.decimal('string').precision(17).scale(12).nullable(),
+    /** metered_unit: optional cap per period, minor units. */
+    capAmount: p.integer().nullable(),
     isArchived: p.boolean().default(false),
   },
 });

@@ -10,6 +10,7 @@ import { resolveWriteOrganization, visibleOrganizationIds } from '../organizatio
 import { Product } from './entities.ts';
 import { productCreateSchema, productSchema, serializeProduct } from './schemas.ts';
 import { createProduct } from './service.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
 
 const listSchema = z.object({
   items: z.array(productSchema),
@@ -32,6 +33,8 @@ export const productRoutes = [
       const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
       const { result: product, afterCommit } = await inTransaction(em, async (tx, after) => {
         const p = createProduct(tx, organizationId, body);
+        await tx.flush();
+        emitEvent(tx, organizationId, 'product.created', serializeProduct(p));
         await tx.flush();
         // Announce the product to the organization's members, durably, once the row is committed.
         after(() =>
