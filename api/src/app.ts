@@ -14,8 +14,7 @@ import { buildOpenApi, DOCS_HTML } from './kit/openapi.ts';
 import { authenticate } from './kit/principals.ts';
 import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
-import { organizationRoutes } from './modules/organizations/routes.ts';
-import { productRoutes } from './modules/products/routes.ts';
+import { allRoutes } from './modules/index.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSION = '0.1.0';
@@ -85,7 +84,7 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
 
   const api = express.Router();
   api.use(authenticate());
-  mount(api, deps, [...organizationRoutes, ...productRoutes]);
+  mount(api, deps, allRoutes);
   app.use(api);
 
   app.get('/openapi.json', (_req, res) => {

@@ -1,0 +1,56 @@
+/**
+ * Every module's routes and entities, in one place: app.ts mounts `allRoutes`, the ORM loads
+ * `allEntities`. Each module owns its own `routes.ts` and `entities.ts`.
+ */
+import type { RouteSpec } from '../kit/routes.ts';
+import { Account, Session, User } from '../auth/entities.ts';
+import { Member, Organization, OrganizationAccessToken } from './organizations/entities.ts';
+import { Product, ProductPrice } from './products/entities.ts';
+import { Notification } from './notifications/entities.ts';
+import { OutboxEvent } from './webhooks/entities.ts';
+import { Customer } from './customers/entities.ts';
+import { File } from './files/entities.ts';
+import { Meter } from './meters/entities.ts';
+import { organizationRoutes } from './organizations/routes.ts';
+import { productRoutes } from './products/routes.ts';
+import { routes as benefitRoutes } from './benefits/routes.ts';
+import { routes as customFieldRoutes } from './custom-fields/routes.ts';
+import { routes as licenseKeyRoutes } from './license-keys/routes.ts';
+import { routes as discountRoutes } from './discounts/routes.ts';
+import { routes as checkoutLinkRoutes } from './checkout-links/routes.ts';
+import { routes as customerRoutes } from './customers/routes.ts';
+import { routes as customerSessionRoutes } from './customer-sessions/routes.ts';
+import { routes as fileRoutes } from './files/routes.ts';
+import { routes as meterRoutes } from './meters/routes.ts';
+import { routes as eventRoutes } from './events/routes.ts';
+import { routes as metricsRoutes } from './metrics/routes.ts';
+import { routes as repositoryRoutes } from './repositories/routes.ts';
+
+export const allRoutes: RouteSpec[] = [
+  ...organizationRoutes,
+  ...productRoutes,
+  ...benefitRoutes,
+  ...customFieldRoutes,
+  ...licenseKeyRoutes,
+  ...discountRoutes,
+  ...checkoutLinkRoutes,
+  ...customerRoutes,
+  ...customerSessionRoutes,
+  ...fileRoutes,
+  ...meterRoutes,
+  ...eventRoutes,
+  ...metricsRoutes,
+  ...repositoryRoutes,
+];
+
+// Module entity lists: add a module's entities here when it defines new ones.
+export const allEntities = [
+  User, Account, Session,
+  Organization, Member, OrganizationAccessToken,
+  Product, ProductPrice,
+  Notification,
+  OutboxEvent,
+  Customer,
+  File,
+  Meter,
+];
