@@ -25,6 +25,8 @@ import { routes as meterRoutes } from './meters/routes.ts';
 import { routes as eventRoutes } from './events/routes.ts';
 import { routes as metricsRoutes } from './metrics/routes.ts';
 import { routes as repositoryRoutes } from './repositories/routes.ts';
+import { routes as sandboxRoutes } from './payments/routes.ts';
+import { sandboxEntities } from './payments/sandbox-entities.ts';
 
 export const allRoutes: RouteSpec[] = [
   ...organizationRoutes,
@@ -41,6 +43,7 @@ export const allRoutes: RouteSpec[] = [
   ...eventRoutes,
   ...metricsRoutes,
   ...repositoryRoutes,
+  ...sandboxRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
@@ -53,4 +56,5 @@ export const allEntities = [
   Customer,
   File,
   Meter,
+  ...sandboxEntities,
 ];

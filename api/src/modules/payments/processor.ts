@@ -1,0 +1,63 @@
+/**
+ * One card-processor interface with two implementations: the built-in sandbox (default everywhere;
+ * behaves like Stripe's test mode) and a Stripe adapter for production. Amounts are integers in minor
+ * units. Every money-moving call takes an idempotency key: repeating it returns the first result.
+ */
+export interface CardDetails {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  wallet: string | null;
+}
+
+export interface ProcessorPaymentMethod extends CardDetails {
+  id: string;
+}
+
+export type ChargeResult =
+  | { status: 'succeeded'; chargeId: string; paymentMethod: ProcessorPaymentMethod }
+  | { status: 'declined'; chargeId: string | null; code: string; declineCode: string; message: string };
+
+export interface PaymentProcessor {
+  readonly name: 'sandbox' | 'stripe';
+  /** The processor-side customer that saved cards hang off. */
+  createCustomer(input: { email: string; name: string | null; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Charges a card given by a confirmation token (on-session); optionally saves it for later. */
+  confirmPayment(input: {
+    amount: number;
+    currency: string;
+    confirmationTokenId: string;
+    processorCustomerId: string;
+    savePaymentMethod: boolean;
+    idempotencyKey: string;
+    metadata?: Record<string, string>;
+  }): Promise<ChargeResult>;
+  /** Saves a card without charging it (setup intent). */
+  setupPaymentMethod(input: {
+    confirmationTokenId: string;
+    processorCustomerId: string;
+    idempotencyKey: string;
+  }): Promise<{ status: 'succeeded'; paymentMethod: ProcessorPaymentMethod } | Extract<ChargeResult, { status: 'declined' }>>;
+  /** Charges a saved card without the customer present (renewals). */
+  chargeOffSession(input: {
+    amount: number;
+    currency: string;
+    paymentMethodId: string;
+    processorCustomerId: string;
+    idempotencyKey: string;
+    metadata?: Record<string, string>;
+  }): Promise<ChargeResult>;
+  refund(input: { chargeId: string; amount: number; idempotencyKey: string }): Promise<{ refundId: string; status: 'succeeded' }>;
+  detachPaymentMethod(paymentMethodId: string): Promise<void>;
+}
+
+export class ProcessorError extends Error {
+  constructor(
+    message: string,
+    public readonly code: string,
+  ) {
+    super(message);
+    this.name = 'ProcessorError';
+  }
+}
