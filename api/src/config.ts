@@ -61,10 +61,41 @@ export const configSchema = z
     MAIL_FROM: z.string().min(3).default('Emporia <no-reply@emporia.local>'),
     MAIL_UI_URL: url('mail catcher UI').default(`http://localhost:${DEFAULTS.MAIL_UI_PORT}`),
 
+    /** Card processor: the built-in sandbox (Stripe test mode behaviour) or Stripe. */
+    PAYMENT_PROCESSOR: z.enum(['sandbox', 'stripe']).default('sandbox'),
+    STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, { message: 'must be a Stripe secret key (sk_…)' }).optional(),
+    /** Only for tests and proxies: where the Stripe API is reached (default api.stripe.com). */
+    STRIPE_API_BASE: url('Stripe API base URL').optional(),
+
     /** Serve the built admin and portal UIs from the API process. */
     SERVE_UI: bool.default(true),
+
+    /**
+     * Origins (besides PUBLIC_URL's) that auth redirects (callbackURL, redirectTo, …) and the Origin
+     * header of cookie-bearing auth POSTs may name: comma-separated, `https://app.example.com` or a
+     * host pattern such as `https://*.example.com`.
+     */
+    TRUSTED_ORIGINS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .refine((list) => list.every((o) => URL.canParse(o.replace('*.', 'wildcard.'))), {
+        message: 'must be a comma-separated list of origins (https://app.example.com)',
+      }),
+    /**
+     * Rate limiting of the auth service's sign-in, sign-up, password and email routes (3 per 10 s per
+     * IP and path, shared through PostgreSQL). Unset means on, except under NODE_ENV=test.
+     */
+    RATE_LIMIT_ENABLED: bool.optional(),
+    /** Sign-in refuses unverified emails (403, the verification mail is sent again); sign-up does not sign in. */
+    REQUIRE_EMAIL_VERIFICATION: bool.default(false),
+    /** Account deletion is confirmed through a mailed link (GET /api/auth/delete-user/callback). */
+    DELETE_USER_VERIFICATION: bool.default(false),
   })
   .superRefine((c, ctx) => {
+    if (c.PAYMENT_PROCESSOR === 'stripe' && !c.STRIPE_SECRET_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['STRIPE_SECRET_KEY'], message: 'is required when PAYMENT_PROCESSOR=stripe' });
+    }
     if (c.NODE_ENV === 'production' && c.SECRET === DEV_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['SECRET'], message: 'must be set in production' });
     }

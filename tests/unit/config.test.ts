@@ -31,3 +31,12 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(8000);
   });
 });
+
+describe('payment processor configuration', () => {
+  it('defaults to the sandbox and requires a secret key for Stripe', () => {
+    expect(loadConfig({}).PAYMENT_PROCESSOR).toBe('sandbox');
+    expect(() => loadConfig({ PAYMENT_PROCESSOR: 'stripe' })).toThrow(/STRIPE_SECRET_KEY: is required/);
+    expect(() => loadConfig({ PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'pk_test_abc' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(loadConfig({ PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc' }).PAYMENT_PROCESSOR).toBe('stripe');
+  });
+});
