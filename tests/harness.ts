@@ -6,7 +6,9 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../api/src/config.ts';
 import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
 import { createApp } from '../api/src/app.ts';
+import { outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
 import { createWorker } from '../workers/src/worker.ts';
+import { startOutboxListener, type OutboxListener } from '../workers/src/outbox-listener.ts';
 
 export interface TestServer {
   url: string;
@@ -36,15 +38,24 @@ export async function startTestServer(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
+  let listener: OutboxListener | undefined;
   if (opts.worker !== false) {
     worker = await createWorker(deps, { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } });
     running = worker.run();
+    // Wake-ups come from NOTIFY; the idle poll only bounds a lost one (kept short for tests on a busy machine).
+    listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { idleSeconds: 5 });
   }
   return {
     url,
     deps,
     async close() {
+      await listener?.stop();
       if (worker) {
+        // The long-lived dispatcher of this task queue ends with the test file.
+        await deps.temporal.workflow
+          .getHandle(outboxDispatcherWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
+          .terminate('test finished')
+          .catch(() => {});
         worker.shutdown();
         await running;
       }
@@ -84,15 +95,15 @@ export async function seller(url: string, scopes: string[] = ['products:read', '
   return { email, password: 'correct horse battery', cookie, organization, token };
 }
 
-/** Waits for a mail to reach the mail catcher (MailDev REST API). */
-export async function waitForMail(to: string, timeoutMs = 20_000): Promise<{ subject: string; text: string }[]> {
+/** Waits for a mail to reach the mail catcher (MailDev REST API), optionally one whose subject contains `subject`. */
+export async function waitForMail(to: string, timeoutMs = 20_000, subject?: string): Promise<{ subject: string; text: string }[]> {
   const cfg = loadConfig();
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const res = await fetch(`${cfg.MAIL_UI_URL.replace('localhost', '127.0.0.1')}/email`);
     const all = (await res.json()) as { subject: string; text: string; to: { address: string }[] }[];
     const mine = all.filter((m) => m.to.some((t) => t.address.toLowerCase() === to.toLowerCase()));
-    if (mine.length) return mine;
+    if (mine.length && (!subject || mine.some((m) => m.subject.includes(subject)))) return mine;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`no mail to ${to} within ${timeoutMs} ms`);

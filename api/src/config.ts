@@ -67,6 +67,14 @@ export const configSchema = z
     /** Only for tests and proxies: where the Stripe API is reached (default api.stripe.com). */
     STRIPE_API_BASE: url('Stripe API base URL').optional(),
 
+    /** Webhook delivery: per-attempt timeout, retry backoff (base × 2^n, jittered, capped), attempts per event. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(2_000),
+    WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(20 * 60_000),
+    WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
+    /** An endpoint whose last N events all failed is disabled and its organization's members mailed. */
+    WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(10),
+
     /** Serve the built admin and portal UIs from the API process. */
     SERVE_UI: bool.default(true),
 

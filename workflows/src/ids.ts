@@ -3,3 +3,7 @@
  * Plain functions with no Temporal imports, so the API can use them too.
  */
 export const productCreatedWorkflowId = (productId: string) => `product-created:${productId}`;
+/** One dispatcher per task queue fans the outbox out to webhook endpoints. */
+export const outboxDispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher:${taskQueue}`;
+export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: string) =>
+  `webhook-delivery:${outboxEventId}:${endpointId}`;

@@ -7,7 +7,8 @@ import { Account, Session, User } from '../auth/entities.ts';
 import { Member, Organization, OrganizationAccessToken } from './organizations/entities.ts';
 import { Product, ProductPrice } from './products/entities.ts';
 import { Notification } from './notifications/entities.ts';
-import { OutboxEvent } from './webhooks/entities.ts';
+import { webhookEntities } from './webhooks/entities.ts';
+import { routes as webhookRoutes } from './webhooks/routes.ts';
 import { Customer } from './customers/entities.ts';
 import { File } from './files/entities.ts';
 import { Meter } from './meters/entities.ts';
@@ -44,6 +45,7 @@ export const allRoutes: RouteSpec[] = [
   ...metricsRoutes,
   ...repositoryRoutes,
   ...sandboxRoutes,
+  ...webhookRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
@@ -52,7 +54,7 @@ export const allEntities = [
   Organization, Member, OrganizationAccessToken,
   Product, ProductPrice,
   Notification,
-  OutboxEvent,
+  ...webhookEntities,
   Customer,
   File,
   Meter,

@@ -1,9 +1,11 @@
 /** All activities, built from their dependencies. */
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { createNotificationActivities } from './notifications.activities.ts';
+import { createWebhookActivities } from './webhooks.activities.ts';
 
 export function createActivities(deps: Deps) {
   return {
     ...createNotificationActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

@@ -1,9 +1,15 @@
 /**
- * The outbox: every domain event (product.created, customer.updated, …) is written here in the same
- * transaction as the change that caused it. The webhook issue fans these out to endpoints.
+ * The outbox and webhook delivery.
+ * - OutboxEvent: every domain event (product.created, customer.updated, …), written in the same
+ *   transaction as the change that caused it. A trigger NOTIFYs `outbox_events` on commit.
+ * - WebhookEndpoint: where an organization wants events (signing secret sealed at rest).
+ * - WebhookEvent: one outbox event for one endpoint (its id is the `webhook-id` header); `succeeded`
+ *   is null while delivery is in progress.
+ * - WebhookDelivery: one HTTP attempt.
  */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { baseProperties } from '../../kit/entity.ts';
+import { Organization } from '../organizations/entities.ts';
 
 export const OutboxEvent = defineEntity({
   name: 'OutboxEvent',
@@ -15,8 +21,64 @@ export const OutboxEvent = defineEntity({
     type: p.string(),
     /** The resource's public read model at the time of the event (the webhook `data`). */
     data: p.json<Record<string, unknown>>(),
-    /** Set once the event has been handed to delivery. */
+    /** Set once the event has been fanned out to the endpoints. */
     dispatchedAt: p.datetime().nullable().index(),
   },
 });
 export type OutboxEvent = InferEntity<typeof OutboxEvent>;
+
+export const WEBHOOK_FORMATS = ['raw', 'discord', 'slack'] as const;
+
+export const WebhookEndpoint = defineEntity({
+  name: 'WebhookEndpoint',
+  tableName: 'webhook_endpoints',
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').index(),
+    url: p.text(),
+    format: p.enum(WEBHOOK_FORMATS),
+    /** The signing secret, sealed with kit/secretbox (it must be read back to sign). */
+    secretSealed: p.text().hidden(),
+    events: p.array(),
+    enabled: p.boolean().default(true),
+    disabledAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
+
+export const WebhookEvent = defineEntity({
+  name: 'WebhookEvent',
+  tableName: 'webhook_events',
+  properties: {
+    ...baseProperties,
+    endpoint: () => p.manyToOne(WebhookEndpoint).deleteRule('cascade').index(),
+    outboxEvent: () => p.manyToOne(OutboxEvent).deleteRule('cascade'),
+    type: p.string(),
+    /** The exact body sent on every attempt. */
+    payload: p.text(),
+    succeeded: p.boolean().nullable(),
+    lastHttpCode: p.integer().nullable(),
+    attempts: p.integer().default(0),
+  },
+  uniques: [{ properties: ['outboxEvent', 'endpoint'] }],
+});
+export type WebhookEvent = InferEntity<typeof WebhookEvent>;
+
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  properties: {
+    ...baseProperties,
+    webhookEvent: () => p.manyToOne(WebhookEvent).deleteRule('cascade').index(),
+    attempt: p.integer(),
+    succeeded: p.boolean(),
+    httpCode: p.integer().nullable(),
+    /** First 2 KB of the response body, or the network error. */
+    response: p.text().nullable(),
+    durationMs: p.integer(),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+export const webhookEntities = [OutboxEvent, WebhookEndpoint, WebhookEvent, WebhookDelivery];

@@ -1,0 +1,186 @@
+/** /v1/webhooks: endpoint management, the delivery log and redelivery. */
+import { z } from 'zod/v4';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { Organization } from '../organizations/entities.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './entities.ts';
+import {
+  deliverySchema,
+  endpointCreateSchema,
+  endpointSchema,
+  endpointUpdateSchema,
+  serializeDelivery,
+  serializeEndpoint,
+} from './schemas.ts';
+import { endpointSecret, newWebhookSecret, sealSecret, startDelivery } from './service.ts';
+import type { EntityManager } from '../../kit/db.ts';
+import type { Principal } from '../../kit/principals.ts';
+
+const READ = { kinds: ['user', 'organization', 'oauth2'] as const, scopes: ['webhooks:read'] };
+const WRITE = { kinds: ['user', 'organization', 'oauth2'] as const, scopes: ['webhooks:write'] };
+const idParams = z.object({ id: z.uuid() });
+const list = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
+const production = process.env.NODE_ENV === 'production';
+
+async function findEndpoint(em: EntityManager, principal: Principal, id: string) {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const endpoint = await em.findOne(WebhookEndpoint, { id, organization: { $in: orgIds }, deletedAt: null });
+  if (!endpoint) throw ResourceNotFound('Webhook endpoint not found');
+  return endpoint;
+}
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'post',
+    path: '/v1/webhooks/endpoints',
+    summary: 'Create a webhook endpoint; the signing secret is generated unless given',
+    tags: ['webhooks'],
+    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    body: endpointCreateSchema(production),
+    status: 201,
+    response: endpointSchema,
+    async handler({ body, principal, em, deps }) {
+      const orgId = await resolveWriteOrganization(em, principal, body.organization_id);
+      const secret = body.secret ?? newWebhookSecret();
+      const endpoint = em.create(WebhookEndpoint, {
+        organization: em.getReference(Organization, orgId),
+        url: body.url,
+        format: body.format,
+        secretSealed: sealSecret(deps.cfg, secret),
+        events: [...new Set(body.events)],
+        enabled: true,
+        disabledAt: null,
+        deletedAt: null,
+      });
+      await em.flush();
+      return serializeEndpoint(endpoint, secret);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhooks/endpoints',
+    summary: 'List webhook endpoints',
+    tags: ['webhooks'],
+    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    query: z.object({ ...paginationQuery, organization_id: queryList(z.uuid()).optional() }),
+    response: list(endpointSchema),
+    async handler({ query, principal, em, deps }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const [items, total] = await em.findAndCount(
+        WebhookEndpoint,
+        { organization: { $in: orgIds }, deletedAt: null },
+        { orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...pageOffset(query) },
+      );
+      return paginated(items.map((e) => serializeEndpoint(e, endpointSecret(deps.cfg, e))), total, query);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhooks/endpoints/:id',
+    summary: 'Get a webhook endpoint',
+    tags: ['webhooks'],
+    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    params: idParams,
+    response: endpointSchema,
+    async handler({ params, principal, em, deps }) {
+      const e = await findEndpoint(em, principal, params.id);
+      return serializeEndpoint(e, endpointSecret(deps.cfg, e));
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/webhooks/endpoints/:id',
+    summary: 'Update a webhook endpoint (re-enable it with enabled: true)',
+    tags: ['webhooks'],
+    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    params: idParams,
+    body: endpointUpdateSchema(production),
+    response: endpointSchema,
+    async handler({ params, body, principal, em, deps }) {
+      const e = await findEndpoint(em, principal, params.id);
+      if (body.url !== undefined) e.url = body.url;
+      if (body.format !== undefined) e.format = body.format;
+      if (body.events !== undefined) e.events = [...new Set(body.events)];
+      if (body.secret !== undefined) e.secretSealed = sealSecret(deps.cfg, body.secret);
+      if (body.enabled !== undefined) {
+        e.enabled = body.enabled;
+        e.disabledAt = body.enabled ? null : new Date();
+      }
+      await em.flush();
+      return serializeEndpoint(e, endpointSecret(deps.cfg, e));
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/webhooks/endpoints/:id',
+    summary: 'Delete a webhook endpoint',
+    tags: ['webhooks'],
+    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    params: idParams,
+    status: 204,
+    async handler({ params, principal, em }) {
+      const e = await findEndpoint(em, principal, params.id);
+      e.deletedAt = new Date();
+      e.enabled = false;
+      await em.flush();
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/webhooks/deliveries',
+    summary: 'List delivery attempts, newest first',
+    tags: ['webhooks'],
+    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    query: z.object({
+      ...paginationQuery,
+      endpoint_id: queryList(z.uuid()).optional(),
+      organization_id: queryList(z.uuid()).optional(),
+      start_timestamp: z.iso.datetime({ offset: true }).optional(),
+      end_timestamp: z.iso.datetime({ offset: true }).optional(),
+    }),
+    response: list(deliverySchema),
+    async handler({ query, principal, em }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const where: Record<string, unknown> = { webhookEvent: { endpoint: { organization: { $in: orgIds } } } };
+      if (query.endpoint_id) (where.webhookEvent as Record<string, unknown>).endpoint = { id: { $in: query.endpoint_id }, organization: { $in: orgIds } };
+      const created: Record<string, Date> = {};
+      if (query.start_timestamp) created.$gte = new Date(query.start_timestamp);
+      if (query.end_timestamp) created.$lte = new Date(query.end_timestamp);
+      if (Object.keys(created).length) where.createdAt = created;
+      const [items, total] = await em.findAndCount(WebhookDelivery, where, {
+        populate: ['webhookEvent'],
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        ...pageOffset(query),
+      });
+      return paginated(items.map(serializeDelivery), total, query);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/webhooks/events/:id/redeliver',
+    summary: 'Deliver a webhook event again (same webhook-id, new attempts)',
+    tags: ['webhooks'],
+    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    params: idParams,
+    status: 202,
+    async handler({ params, principal, em, deps }) {
+      const orgIds = await visibleOrganizationIds(em, principal);
+      const we = await em.findOne(WebhookEvent, { id: params.id, endpoint: { organization: { $in: orgIds }, deletedAt: null } });
+      if (!we) throw ResourceNotFound('Webhook event not found');
+      we.succeeded = null;
+      await em.flush();
+      await startDelivery(deps.temporal, deps.cfg, deps.cfg.TEMPORAL_TASK_QUEUE, {
+        id: we.id,
+        outboxEventId: we.outboxEvent.id,
+        endpointId: we.endpoint.id,
+      }, { redeliver: true });
+      return {};
+    },
+  }),
+];

@@ -1,0 +1,59 @@
+/**
+ * Relays PostgreSQL NOTIFYs on `outbox_events` (sent by a trigger when an insert commits) to this
+ * task queue's outbox dispatcher as `wake` signals, starting the dispatcher if it is not running.
+ */
+import pg from 'pg';
+import type { Deps } from '@emporia/api/src/deps.ts';
+import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
+
+export interface OutboxListener {
+  stop(): Promise<void>;
+}
+
+export async function startOutboxListener(
+  deps: Deps,
+  taskQueue: string,
+  opts: { idleSeconds?: number } = {},
+): Promise<OutboxListener> {
+  const wake = () =>
+    deps.temporal.workflow.signalWithStart('outboxDispatcherWorkflow', {
+      workflowId: outboxDispatcherWorkflowId(taskQueue),
+      taskQueue,
+      args: [{ idleSeconds: opts.idleSeconds ?? 30 }],
+      signal: 'wake',
+      signalArgs: [],
+    });
+  await wake();
+
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let pending: NodeJS.Timeout | undefined;
+  const onNotify = () => {
+    // Coalesce bursts of commits into one wake-up.
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      wake().catch((err: unknown) => deps.log.warn({ err }, 'outbox wake-up failed; the dispatcher will poll'));
+    }, 20);
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: deps.cfg.DATABASE_URL });
+    c.on('notification', onNotify);
+    c.on('error', (err) => {
+      deps.log.warn({ err }, 'outbox listener connection lost; reconnecting');
+      client = undefined;
+      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1000);
+    });
+    await c.connect();
+    await c.query('LISTEN outbox_events');
+    client = c;
+    onNotify();
+  };
+  await connect();
+  return {
+    async stop() {
+      stopped = true;
+      if (pending) clearTimeout(pending);
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * outbox-dispatcher:<task_queue> — long-lived: fans committed outbox events out to webhook endpoints.
+ * Woken by a `wake` signal (the worker relays PostgreSQL NOTIFYs sent on commit); polls at least every
+ * `idleSeconds` in case a wake-up was lost. Continues as new to keep its history short.
+ */
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
+
+const { dispatchOutbox } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+export const wakeSignal = defineSignal('wake');
+
+export interface OutboxDispatcherInput {
+  idleSeconds?: number;
+  /** Loop iterations before continue-as-new. */
+  maxIterations?: number;
+}
+
+export async function outboxDispatcherWorkflow(input: OutboxDispatcherInput = {}): Promise<void> {
+  const idle = input.idleSeconds ?? 30;
+  let woken = true;
+  setHandler(wakeSignal, () => {
+    woken = true;
+  });
+  for (let i = 0; i < (input.maxIterations ?? 500); i++) {
+    woken = false;
+    const dispatched = await dispatchOutbox();
+    if (dispatched.full) continue;
+    await condition(() => woken, `${idle} seconds`);
+  }
+  await continueAsNew<typeof outboxDispatcherWorkflow>(input);
+}
