@@ -1,77 +1,222 @@
-/** Cookie sessions compatible with Better Auth: cookie `better-auth.session_token` = `<token>.<HMAC>`. */
+/**
+ * Cookie sessions compatible with Better Auth.
+ * - `better-auth.session_token` = `<token>.<HMAC-SHA256 base64>` (URL-encoded), HttpOnly, SameSite=Lax,
+ *   Secure and `__Secure-` prefixed under HTTPS. Only the SHA-256 of the token is stored.
+ * - `better-auth.session_data`: the cookie session cache, base64url JSON `{session, expiresAt, signature}`
+ *   signed with the secret, alive 60 s, so get-session answers without a query on the hot path.
+ * Sessions last 7 days and are extended on use once a day has passed since the last refresh; a session
+ * is fresh for sensitive actions within a day of its creation or last refresh.
+ */
+import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { Config } from '../config.ts';
 import type { EntityManager } from '../kit/db.ts';
 import { constantTimeEqual, hmacBase64, randomToken, sha256Hex } from '../kit/crypto.ts';
 import type { UserPrincipal } from '../kit/principals.ts';
 import { Session, type User } from './entities.ts';
+import { serializeSession, serializeUser, type SessionPayload } from './serialize.ts';
 
-export const SESSION_COOKIE = 'better-auth.session_token';
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
+/** A session is extended when this long has passed since it was created or last extended. */
+export const SESSION_UPDATE_AGE_SECONDS = 24 * 3600;
+/** Sensitive actions need a session created or refreshed this recently. */
+export const SESSION_FRESH_AGE_SECONDS = 24 * 3600;
+/** rememberMe: false sessions live this long and are never extended. */
+export const SESSION_TTL_NOT_REMEMBERED_SECONDS = 24 * 3600;
+export const COOKIE_CACHE_MAX_AGE_SECONDS = 60;
+export const COOKIE_CACHE_MAX_LENGTH = 4093;
 
 /** Every scope a signed-in user holds on their own behalf. */
 export const USER_SCOPES = new Set(['web_default']);
+
+const TOKEN_COOKIE = 'better-auth.session_token';
+const DATA_COOKIE = 'better-auth.session_data';
+const DONT_REMEMBER_COOKIE = 'better-auth.dont_remember';
+export const SESSION_COOKIE = TOKEN_COOKIE;
+
+export type CookieConfig = Pick<Config, 'SECRET' | 'PUBLIC_URL'>;
+
+export function isSecure(cfg: CookieConfig): boolean {
+  return cfg.PUBLIC_URL.startsWith('https:');
+}
+
+export function cookieNames(cfg: CookieConfig) {
+  const prefix = isSecure(cfg) ? '__Secure-' : '';
+  return { token: prefix + TOKEN_COOKIE, data: prefix + DATA_COOKIE, dontRemember: prefix + DONT_REMEMBER_COOKIE };
+}
+
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (out.has(name)) continue;
+    const raw = part.slice(eq + 1).trim();
+    try {
+      out.set(name, decodeURIComponent(raw));
+    } catch {
+      out.set(name, raw);
+    }
+  }
+  return out;
+}
 
 export function signCookieValue(secret: string, token: string): string {
   return `${token}.${hmacBase64(secret, token)}`;
 }
 
-export function readSignedCookie(secret: string, req: Request): string | null {
-  const header = req.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name !== SESSION_COOKIE) continue;
-    const value = decodeURIComponent(rest.join('='));
-    const dot = value.lastIndexOf('.');
-    if (dot <= 0) return null;
-    const token = value.slice(0, dot);
-    return constantTimeEqual(value.slice(dot + 1), hmacBase64(secret, token)) ? token : null;
-  }
-  return null;
+/** Verifies `<value>.<signature>` and returns the value, or null. */
+export function verifySignedValue(secret: string, signed: string): string | null {
+  const dot = signed.lastIndexOf('.');
+  if (dot <= 0) return null;
+  const value = signed.slice(0, dot);
+  return constantTimeEqual(signed.slice(dot + 1), hmacBase64(secret, value)) ? value : null;
 }
 
-export function setSessionCookie(res: Response, secret: string, token: string, secure: boolean, maxAge?: number) {
-  const parts = [
-    `${SESSION_COOKIE}=${encodeURIComponent(signCookieValue(secret, token))}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-  ];
+/** The session token from the signed cookie (either name), or null. */
+export function readSignedCookie(cfg: CookieConfig, req: Request): string | null {
+  const cookies = parseCookies(req.headers.cookie);
+  const signed = cookies.get(cookieNames(cfg).token) ?? cookies.get(TOKEN_COOKIE) ?? cookies.get(`__Secure-${TOKEN_COOKIE}`);
+  return signed ? verifySignedValue(cfg.SECRET, signed) : null;
+}
+
+function cookieString(cfg: CookieConfig, name: string, value: string, maxAge: number | undefined): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`];
   if (maxAge !== undefined) parts.push(`Max-Age=${maxAge}`);
-  if (secure) parts.push('Secure');
-  res.append('Set-Cookie', parts.join('; '));
+  parts.push('Path=/', 'HttpOnly', 'SameSite=Lax');
+  if (isSecure(cfg)) parts.push('Secure');
+  return parts.join('; ');
 }
 
-export function clearSessionCookie(res: Response) {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
+function setCookie(res: Response, header: string) {
+  res.append('Set-Cookie', header);
+}
+
+/** The cookie cache value: base64url JSON `{session, expiresAt, signature}` as Better Auth writes it. */
+export function encodeCacheCookie(secret: string, payload: SessionPayload, now = Date.now()): string {
+  const expiresAt = now + COOKIE_CACHE_MAX_AGE_SECONDS * 1000;
+  const signature = createHmac('sha256', secret).update(JSON.stringify({ ...payload, expiresAt })).digest('base64url');
+  return Buffer.from(JSON.stringify({ session: payload, expiresAt, signature })).toString('base64url');
+}
+
+export function decodeCacheCookie(secret: string, value: string): { payload: SessionPayload; expiresAt: number } | null {
+  try {
+    const data = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as {
+      session?: SessionPayload;
+      expiresAt?: number;
+      signature?: string;
+    };
+    if (!data.session || typeof data.expiresAt !== 'number' || typeof data.signature !== 'string') return null;
+    const expected = createHmac('sha256', secret)
+      .update(JSON.stringify({ ...data.session, expiresAt: data.expiresAt }))
+      .digest('base64url');
+    if (!constantTimeEqual(data.signature, expected)) return null;
+    return { payload: data.session, expiresAt: data.expiresAt };
+  } catch {
+    return null;
+  }
+}
+
+/** The cached session, if the cache cookie is valid, unexpired and belongs to this session token. */
+export function readCacheCookie(cfg: CookieConfig, req: Request, token: string): SessionPayload | null {
+  const value = parseCookies(req.headers.cookie).get(cookieNames(cfg).data);
+  if (!value) return null;
+  const cached = decodeCacheCookie(cfg.SECRET, value);
+  if (!cached) return null;
+  const now = Date.now();
+  if (cached.expiresAt <= now) return null;
+  if (Date.parse(cached.payload.session.expiresAt) <= now) return null;
+  if (!constantTimeEqual(cached.payload.session.token, token)) return null;
+  return cached.payload;
+}
+
+export function setCacheCookie(res: Response, cfg: CookieConfig, payload: SessionPayload) {
+  const value = encodeCacheCookie(cfg.SECRET, payload);
+  const name = cookieNames(cfg).data;
+  // Too large to cache (a very long name or image URL): go without the cache rather than fail.
+  if (value.length > COOKIE_CACHE_MAX_LENGTH) setCookie(res, cookieString(cfg, name, '', 0));
+  else setCookie(res, cookieString(cfg, name, value, COOKIE_CACHE_MAX_AGE_SECONDS));
+}
+
+export interface LoadedSession {
+  session: Session;
+  user: User;
+  token: string;
+}
+
+export function payloadOf(s: LoadedSession): SessionPayload {
+  return { session: serializeSession(s.session, s.token), user: serializeUser(s.user) };
+}
+
+/** Sets the session token cookie and the cache cookie. */
+export function setSessionCookies(res: Response, cfg: CookieConfig, s: LoadedSession) {
+  const maxAge = s.session.rememberMe
+    ? Math.max(0, Math.round((s.session.expiresAt.getTime() - Date.now()) / 1000))
+    : undefined;
+  setCookie(res, cookieString(cfg, cookieNames(cfg).token, signCookieValue(cfg.SECRET, s.token), maxAge));
+  setCacheCookie(res, cfg, payloadOf(s));
+}
+
+export function clearSessionCookies(res: Response, cfg: CookieConfig) {
+  const names = cookieNames(cfg);
+  for (const name of [names.token, names.data, names.dontRemember]) setCookie(res, cookieString(cfg, name, '', 0));
 }
 
 export async function createSession(
   em: EntityManager,
   user: User,
-  meta: { ipAddress?: string; userAgent?: string },
-): Promise<{ token: string; session: Session }> {
-  const token = randomToken('', 24);
+  meta: { ipAddress?: string; userAgent?: string; rememberMe?: boolean },
+): Promise<LoadedSession> {
+  const token = randomToken('', 32);
+  const now = new Date();
+  const rememberMe = meta.rememberMe !== false;
+  const ttl = rememberMe ? SESSION_TTL_SECONDS : SESSION_TTL_NOT_REMEMBERED_SECONDS;
   const session = em.create(Session, {
     user,
     tokenHash: sha256Hex(token),
-    expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000),
+    expiresAt: new Date(now.getTime() + ttl * 1000),
+    updatedAt: now,
+    rememberMe,
     ipAddress: meta.ipAddress ?? null,
     userAgent: meta.userAgent ?? null,
     activeOrganizationId: null,
   });
   await em.flush();
-  return { token, session };
+  // Now and then, drop sessions that expired without being used again.
+  if (Math.random() < 0.01) await em.nativeDelete(Session, { expiresAt: { $lt: new Date() } });
+  return { token, session, user };
 }
 
+/** The live session for a raw token, its user loaded; an expired one is deleted and null returned. */
 export async function findSession(em: EntityManager, token: string): Promise<Session | null> {
   const session = await em.findOne(Session, { tokenHash: sha256Hex(token) }, { populate: ['user'] });
   if (!session) return null;
   if (session.expiresAt.getTime() <= Date.now()) {
-    await em.remove(session).flush();
+    await em.nativeDelete(Session, { id: session.id });
     return null;
   }
   return session;
+}
+
+/** Whether the session is due to be extended (a day since its last refresh; remembered sessions only). */
+export function isDueForRefresh(session: Session, now = Date.now()): boolean {
+  if (!session.rememberMe) return false;
+  const refreshedAt = session.expiresAt.getTime() - SESSION_TTL_SECONDS * 1000;
+  return now - refreshedAt >= SESSION_UPDATE_AGE_SECONDS * 1000;
+}
+
+export async function refreshSession(em: EntityManager, session: Session): Promise<void> {
+  const now = new Date();
+  session.expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+  session.updatedAt = now;
+  await em.flush();
+}
+
+export function isFresh(session: Session, now = Date.now()): boolean {
+  const last = (session.updatedAt ?? session.createdAt).getTime();
+  return now - last < SESSION_FRESH_AGE_SECONDS * 1000;
 }
 
 export async function resolveSessionPrincipal(em: EntityManager, token: string): Promise<UserPrincipal | null> {

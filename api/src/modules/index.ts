@@ -3,8 +3,8 @@
  * `allEntities`. Each module owns its own `routes.ts` and `entities.ts`.
  */
 import type { RouteSpec } from '../kit/routes.ts';
-import { Account, Session, User } from '../auth/entities.ts';
-import { Member, Organization, OrganizationAccessToken } from './organizations/entities.ts';
+import { Account, RateLimit, Session, User, Verification } from '../auth/entities.ts';
+import { Invitation, Member, Organization, OrganizationAccessToken, Team } from './organizations/entities.ts';
 import { Product, ProductPrice } from './products/entities.ts';
 import { Notification } from './notifications/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
@@ -50,8 +50,8 @@ export const allRoutes: RouteSpec[] = [
 
 // Module entity lists: add a module's entities here when it defines new ones.
 export const allEntities = [
-  User, Account, Session,
-  Organization, Member, OrganizationAccessToken,
+  User, Account, Session, Verification, RateLimit,
+  Organization, Member, OrganizationAccessToken, Team, Invitation,
   Product, ProductPrice,
   Notification,
   ...webhookEntities,

@@ -4,6 +4,7 @@ import { metadataSchema } from '../../kit/validation.ts';
 import type { Organization, OrganizationAccessToken } from './entities.ts';
 
 export const SOCIAL_PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'other'] as const;
+export const SWITCHING_FROM = ['paddle', 'lemon_squeezy', 'gumroad', 'stripe', 'other'] as const;
 
 export const slugSchema = z
   .string()
@@ -11,24 +12,72 @@ export const slugSchema = z
   .max(64)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, { message: 'Slug must be lowercase letters, digits and dashes' });
 
+const socialsSchema = z.array(z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url() }));
+
+export const detailsSchema = z.object({
+  about: z.string(),
+  product_description: z.string(),
+  intended_use: z.string(),
+  customer_acquisition: z.array(z.string()),
+  future_annual_revenue: z.number().int().min(0),
+  switching: z.boolean().default(true),
+  switching_from: z.enum(SWITCHING_FROM).nullish(),
+  previous_annual_revenue: z.number().int().min(0).default(0),
+});
+
+const featureSettingsSchema = z.object({ issue_funding_enabled: z.boolean().default(false) }).partial();
+
+const subscriptionSettingsSchema = z
+  .object({
+    allow_multiple_subscriptions: z.boolean(),
+    allow_customer_updates: z.boolean(),
+    proration_behavior: z.enum(['invoice', 'prorate']),
+  })
+  .partial();
+
+export const profileSettingsSchema = z.object({
+  enabled: z.boolean().nullish(),
+  description: z.string().max(160).nullish(),
+  featured_projects: z.array(z.string()).nullish(),
+  featured_organizations: z.array(z.string()).nullish(),
+  links: z.array(z.url()).nullish(),
+  subscribe: z
+    .object({ promote: z.boolean().optional(), show_count: z.boolean().optional(), count_free: z.boolean().optional() })
+    .nullish(),
+  accent_color: z.string().nullish(),
+});
+
 export const organizationCreateSchema = z.object({
   name: z.string().trim().min(3).max(128),
   slug: slugSchema,
   avatar_url: z.url().nullish(),
   email: z.email().nullish(),
   website: z.url().nullish(),
-  socials: z.array(z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.url() })).nullish(),
-  details: z.record(z.string(), z.unknown()).nullish(),
-  feature_settings: z.object({ issue_funding_enabled: z.boolean().default(false) }).partial().nullish(),
-  subscription_settings: z
-    .object({
-      allow_multiple_subscriptions: z.boolean(),
-      allow_customer_updates: z.boolean(),
-      proration_behavior: z.enum(['invoice', 'prorate']),
-    })
-    .partial()
-    .nullish(),
+  socials: socialsSchema.nullish(),
+  details: detailsSchema.nullish(),
+  feature_settings: featureSettingsSchema.nullish(),
+  subscription_settings: subscriptionSettingsSchema.nullish(),
   metadata: metadataSchema.optional(),
+});
+
+/** PATCH /v1/organizations/{id}: every field optional (SPEC section 3, "Organization update"). */
+export const organizationUpdateSchema = z.object({
+  name: z.string().trim().min(3).max(128).nullish(),
+  avatar_url: z.url().nullish(),
+  email: z.email().nullish(),
+  website: z.url().nullish(),
+  socials: socialsSchema.nullish(),
+  details: detailsSchema.nullish(),
+  feature_settings: featureSettingsSchema.nullish(),
+  subscription_settings: subscriptionSettingsSchema.nullish(),
+  default_upfront_split_to_contributors: z.number().int().min(0).max(100).nullish(),
+  pledge_badge_show_amount: z.boolean().optional(),
+  billing_email: z.email().nullish(),
+  default_badge_custom_content: z.string().nullish(),
+  pledge_minimum_amount: z.number().int().min(0).optional(),
+  total_monthly_spending_limit: z.number().int().min(0).nullish(),
+  per_user_monthly_spending_limit: z.number().int().min(0).nullish(),
+  profile_settings: profileSettingsSchema.nullish(),
 });
 
 export const DEFAULT_SUBSCRIPTION_SETTINGS = {
@@ -44,10 +93,19 @@ export const organizationSchema = z.object({
   name: z.string(),
   slug: z.string(),
   avatar_url: z.string().nullable(),
+  bio: z.string().nullable(),
+  company: z.string().nullable(),
+  blog: z.string().nullable(),
+  location: z.string().nullable(),
   email: z.string().nullable(),
+  twitter_username: z.string().nullable(),
   website: z.string().nullable(),
   socials: z.array(z.object({ platform: z.string(), url: z.string() })),
   details_submitted_at: z.string().nullable(),
+  pledge_minimum_amount: z.number().int(),
+  pledge_badge_show_amount: z.boolean(),
+  default_upfront_split_to_contributors: z.number().int().nullable(),
+  profile_settings: z.record(z.string(), z.unknown()).nullable(),
   feature_settings: z.record(z.string(), z.unknown()),
   subscription_settings: z.record(z.string(), z.unknown()),
 });
@@ -60,10 +118,19 @@ export function serializeOrganization(o: Organization): z.infer<typeof organizat
     name: o.name,
     slug: o.slug,
     avatar_url: o.avatarUrl ?? null,
+    bio: o.bio ?? null,
+    company: o.company ?? null,
+    blog: o.blog ?? null,
+    location: o.location ?? null,
     email: o.email ?? null,
+    twitter_username: o.twitterUsername ?? null,
     website: o.website ?? null,
     socials: o.socials,
-    details_submitted_at: null,
+    details_submitted_at: o.detailsSubmittedAt?.toISOString() ?? null,
+    pledge_minimum_amount: o.pledgeMinimumAmount ?? 2000,
+    pledge_badge_show_amount: o.pledgeBadgeShowAmount ?? false,
+    default_upfront_split_to_contributors: o.defaultUpfrontSplitToContributors ?? null,
+    profile_settings: (o.profileSettings as Record<string, unknown> | null | undefined) ?? null,
     feature_settings: { issue_funding_enabled: false, ...o.featureSettings },
     subscription_settings: { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...o.subscriptionSettings },
   };
@@ -80,6 +147,11 @@ export const accessTokenCreateSchema = z.object({
     .nullish()
     .describe('Lifetime in seconds; omitted means no expiry'),
   scopes: z.array(z.string()).min(1),
+});
+
+export const accessTokenUpdateSchema = z.object({
+  comment: z.string().max(255).nullish(),
+  scopes: z.array(z.string()).min(1).nullish(),
 });
 
 export const accessTokenSchema = z.object({

@@ -1,0 +1,160 @@
+/**
+ * The auth service's request plumbing: one declaration style per endpoint (`endpoint(method, path,
+ * handler)`), body/query parsing into Better Auth's 400 VALIDATION_ERROR, and the session of the
+ * caller (signed cookie or bearer; cookie cache, expiry, refresh).
+ */
+import type { NextFunction, Request, Response, Router } from 'express';
+import { z } from 'zod/v4';
+import type { Deps } from '../deps.ts';
+import type { EntityManager } from '../kit/db.ts';
+import { AUTH_ERRORS } from './errors.ts';
+import {
+  clearSessionCookies,
+  findSession,
+  isDueForRefresh,
+  isFresh,
+  readCacheCookie,
+  readSignedCookie,
+  refreshSession,
+  setCacheCookie,
+  setSessionCookies,
+  payloadOf,
+  type LoadedSession,
+} from './sessions.ts';
+import type { SessionPayload } from './serialize.ts';
+import { runStrategy } from './strategies.ts';
+
+export interface AuthContext {
+  req: Request;
+  res: Response;
+  deps: Deps;
+  em: EntityManager;
+}
+
+export type AuthHandler = (ctx: AuthContext) => Promise<unknown>;
+
+export function endpoint(router: Router, deps: Deps, method: 'get' | 'post', path: string, handler: AuthHandler) {
+  router[method](path, (req: Request, res: Response, next: NextFunction) => {
+    handler({ req, res, deps, em: req.em }).then((body) => {
+      if (res.headersSent) return;
+      res.json(body === undefined ? null : body);
+    }, next);
+  });
+}
+
+export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
+  const r = schema.safeParse(req.body ?? {});
+  if (!r.success) throw AUTH_ERRORS.VALIDATION_BODY();
+  return r.data;
+}
+
+export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
+  const r = schema.safeParse(req.query ?? {});
+  if (!r.success) throw AUTH_ERRORS.VALIDATION_QUERY();
+  return r.data;
+}
+
+/** `true`/`false` in a query string. */
+export const queryBool = z
+  .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+  .optional();
+
+export function requestMeta(req: Request) {
+  return { ipAddress: req.ip, userAgent: req.get('user-agent') };
+}
+
+function tokenFromRequest(ctx: AuthContext): string | null {
+  return readSignedCookie(ctx.deps.cfg, ctx.req);
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    authSession?: LoadedSession | null;
+  }
+}
+
+/**
+ * The caller's live session from the database (cookie first, then bearer). Expired sessions are
+ * deleted and the cookies cleared; a remembered session a day past its last refresh is extended and
+ * its cookies set again, unless `disableRefresh`.
+ */
+export async function currentSession(ctx: AuthContext, opts: { disableRefresh?: boolean } = {}): Promise<LoadedSession | null> {
+  if (ctx.req.authSession !== undefined) return ctx.req.authSession;
+  const { cfg } = ctx.deps;
+  let loaded: LoadedSession | null = null;
+  const cookieToken = tokenFromRequest(ctx);
+  if (cookieToken) {
+    const session = await findSession(ctx.em, cookieToken);
+    if (session) loaded = { session, user: session.user, token: cookieToken };
+    else clearSessionCookies(ctx.res, cfg);
+  } else if (/^bearer\s+\S+/i.test(ctx.req.headers.authorization ?? '')) {
+    loaded = (await runStrategy<LoadedSession>('session-bearer', ctx.req, ctx.res)) || null;
+  }
+  if (loaded && !opts.disableRefresh && isDueForRefresh(loaded.session)) {
+    await refreshSession(ctx.em, loaded.session);
+    if (cookieToken) setSessionCookies(ctx.res, cfg, loaded);
+  }
+  ctx.req.authSession = loaded;
+  return loaded;
+}
+
+/** For get-session: the cookie cache when allowed and valid, else the database. */
+export async function sessionPayload(
+  ctx: AuthContext,
+  opts: { disableCookieCache?: boolean; disableRefresh?: boolean },
+): Promise<SessionPayload | null> {
+  const { cfg } = ctx.deps;
+  const cookieToken = tokenFromRequest(ctx);
+  if (cookieToken && !opts.disableCookieCache) {
+    const cached = readCacheCookie(cfg, ctx.req, cookieToken);
+    if (cached) return cached;
+  }
+  const s = await currentSession(ctx, { disableRefresh: opts.disableRefresh });
+  if (!s) return null;
+  const payload = payloadOf(s);
+  if (cookieToken) setCacheCookie(ctx.res, cfg, payload);
+  return payload;
+}
+
+export async function requireSession(ctx: AuthContext): Promise<LoadedSession> {
+  const s = await currentSession(ctx);
+  if (!s) throw AUTH_ERRORS.UNAUTHORIZED();
+  return s;
+}
+
+export async function requireFreshSession(ctx: AuthContext): Promise<LoadedSession> {
+  const s = await requireSession(ctx);
+  if (!isFresh(s.session)) throw AUTH_ERRORS.SESSION_NOT_FRESH();
+  return s;
+}
+
+/** After the session or its user changed: the cookies again (when the caller uses cookies). */
+export function resetCookies(ctx: AuthContext, s: LoadedSession) {
+  if (tokenFromRequest(ctx) === s.token) setSessionCookies(ctx.res, ctx.deps.cfg, s);
+}
+
+/** Sets or clears the active organization of a session (and its cookies when it is the caller's). */
+export async function setActiveOrganization(ctx: AuthContext, s: LoadedSession, organizationId: string | null) {
+  s.session.activeOrganizationId = organizationId;
+  await ctx.em.flush();
+  resetCookies(ctx, s);
+}
+
+/** Mails in the background: the answer never waits for (or reveals) delivery; failures are logged. */
+export function deliver(ctx: AuthContext, mail: Parameters<Deps['mailer']['send']>[0]) {
+  ctx.deps.mailer.send(mail).catch((err: unknown) => {
+    ctx.deps.log.error({ err, requestId: ctx.req.id, subject: mail.subject }, 'auth mail failed');
+  });
+}
+
+/** An absolute URL below /api/auth on the public origin. */
+export function authUrl(ctx: AuthContext, pathAndQuery: string): string {
+  return `${ctx.deps.cfg.PUBLIC_URL.replace(/\/$/, '')}/api/auth${pathAndQuery}`;
+}
+
+/** A redirect target (absolute or relative to PUBLIC_URL) with extra query parameters. */
+export function redirectTarget(ctx: AuthContext, target: string, query: Record<string, string> = {}): string {
+  const url = new URL(target, ctx.deps.cfg.PUBLIC_URL);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  return url.href;
+}
