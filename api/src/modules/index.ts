@@ -5,13 +5,22 @@
 import type { RouteSpec } from '../kit/routes.ts';
 import { Account, RateLimit, Session, User, Verification } from '../auth/entities.ts';
 import { Invitation, Member, Organization, OrganizationAccessToken, Team } from './organizations/entities.ts';
-import { Product, ProductPrice } from './products/entities.ts';
+import { Product, ProductBenefit, ProductCustomField, ProductMedia, ProductPrice } from './products/entities.ts';
+import { Benefit } from './benefits/entities.ts';
+import { BenefitGrant } from './benefits/grants.ts';
+import { LicenseKey, LicenseKeyActivation } from './license-keys/entities.ts';
+import { CustomField } from './custom-fields/entities.ts';
 import { Notification } from './notifications/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { routes as webhookRoutes } from './webhooks/routes.ts';
 import { Customer } from './customers/entities.ts';
 import { File } from './files/entities.ts';
 import { Meter } from './meters/entities.ts';
+import { Event } from './events/entities.ts';
+import { Discount } from './discounts/entities.ts';
+import { CheckoutLink } from './checkout-links/entities.ts';
+import { CustomerSession } from './customer-sessions/entities.ts';
+import { ExternalOrganization, Repository } from './repositories/entities.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { routes as benefitRoutes } from './benefits/routes.ts';
@@ -52,11 +61,14 @@ export const allRoutes: RouteSpec[] = [
 export const allEntities = [
   User, Account, Session, Verification, RateLimit,
   Organization, Member, OrganizationAccessToken, Team, Invitation,
-  Product, ProductPrice,
+  Product, ProductPrice, ProductBenefit, ProductMedia, ProductCustomField,
+  Benefit, BenefitGrant, LicenseKey, LicenseKeyActivation, CustomField,
   Notification,
   ...webhookEntities,
   Customer,
   File,
   Meter,
+  Event,
+  Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,
 ];

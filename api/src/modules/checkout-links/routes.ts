@@ -1,4 +1,131 @@
-/** /v1 routes of this module (filled in by its issue). */
-import type { RouteSpec } from '../../kit/routes.ts';
+/** /v1/checkout-links: create, list, read, update and (soft) delete. */
+import { z } from 'zod/v4';
+import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { CheckoutLink } from './entities.ts';
+import { checkoutLinkCreateSchema, checkoutLinkSchema, checkoutLinkUpdateSchema, serializeCheckoutLink } from './schemas.ts';
+import {
+  CHECKOUT_LINK_POPULATE,
+  createCheckoutLink,
+  deleteCheckoutLink,
+  getVisibleCheckoutLink,
+  updateCheckoutLink,
+} from './service.ts';
 
-export const routes: RouteSpec[] = [];
+const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:read'] };
+const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:write'] };
+const idParams = z.object({ id: z.uuid() });
+const listSchema = z.object({
+  items: z.array(checkoutLinkSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'post',
+    path: '/v1/checkout-links/',
+    summary: 'Create a checkout link for a price, a product or several products',
+    tags: ['checkout-links'],
+    auth: WRITE,
+    body: checkoutLinkCreateSchema,
+    status: 201,
+    response: checkoutLinkSchema,
+    async handler({ body, principal, em, deps }) {
+      const link = await createCheckoutLink(em, principal, body);
+      await em.flush();
+      await em.populate(link, CHECKOUT_LINK_POPULATE);
+      return serializeCheckoutLink(link, deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkout-links/',
+    summary: 'List checkout links',
+    tags: ['checkout-links'],
+    auth: READ,
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      product_id: queryList(z.uuid()).optional(),
+      sorting: sortingQuery(['created_at', 'label', 'success_url', 'allow_discount_codes']),
+    }),
+    response: listSchema,
+    async handler({ query, principal, em, deps }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
+      if (query.product_id) {
+        // Links offering any of the products; the match must not narrow the populated products.
+        const matching = await em.find(
+          CheckoutLink,
+          { organization: { $in: orgIds }, deletedAt: null, products: { id: { $in: query.product_id } } },
+          { fields: ['id'] },
+        );
+        where.id = { $in: matching.map((l) => l.id) };
+      }
+      const [items, total] = await em.findAndCount(CheckoutLink, where, {
+        populate: CHECKOUT_LINK_POPULATE,
+        populateWhere: 'all',
+        orderBy: [
+          ...toOrderBy(query.sorting, {
+            created_at: 'createdAt',
+            success_url: 'successUrl',
+            allow_discount_codes: 'allowDiscountCodes',
+          }),
+          { id: 'asc' },
+        ],
+        ...pageOffset(query),
+      });
+      return paginated(
+        items.map((l) => serializeCheckoutLink(l, deps.cfg.PUBLIC_URL)),
+        total,
+        query,
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkout-links/:id',
+    summary: 'Get a checkout link',
+    tags: ['checkout-links'],
+    auth: READ,
+    params: idParams,
+    response: checkoutLinkSchema,
+    async handler({ params, principal, em, deps }) {
+      return serializeCheckoutLink(await getVisibleCheckoutLink(em, principal, params.id), deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/checkout-links/:id',
+    summary: 'Update a checkout link',
+    tags: ['checkout-links'],
+    auth: WRITE,
+    params: idParams,
+    body: checkoutLinkUpdateSchema,
+    response: checkoutLinkSchema,
+    async handler({ params, body, principal, em, deps }) {
+      const link = await getVisibleCheckoutLink(em, principal, params.id);
+      await updateCheckoutLink(em, link, body);
+      await em.flush();
+      await em.populate(link, CHECKOUT_LINK_POPULATE);
+      return serializeCheckoutLink(link, deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/checkout-links/:id',
+    summary: 'Delete a checkout link',
+    tags: ['checkout-links'],
+    auth: WRITE,
+    params: idParams,
+    status: 204,
+    async handler({ params, principal, em }) {
+      deleteCheckoutLink(await getVisibleCheckoutLink(em, principal, params.id));
+      await em.flush();
+    },
+  }),
+];

@@ -1,4 +1,190 @@
-/** /v1 routes of this module (filled in by its issue). */
-import type { RouteSpec } from '../../kit/routes.ts';
+/**
+ * /v1/customers: create, list, read, update, (soft) delete and state, by id and by external id.
+ * External-id routes are declared first so `/external/...` never reaches the `:id` routes.
+ */
+import type { Request } from 'express';
+import { raw } from '@mikro-orm/core';
+import { z } from 'zod/v4';
+import { RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import type { AuthRequirement, Principal } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import type { EntityManager } from '../../kit/db.ts';
+import { queryList } from '../../kit/validation.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { Customer } from './entities.ts';
+import {
+  customerCreateSchema,
+  customerSchema,
+  customerStateSchema,
+  customerUpdateSchema,
+  serializeCustomer,
+  type CustomerUpdate,
+} from './schemas.ts';
+import {
+  createCustomer,
+  customerState,
+  deleteCustomer,
+  emitCustomerEvent,
+  flushCustomer,
+  getVisibleCustomer,
+  updateCustomer,
+  type CustomerLookup,
+} from './service.ts';
 
-export const routes: RouteSpec[] = [];
+const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['customers:read'] };
+const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['customers:write'] };
+const listSchema = z.object({
+  items: z.array(customerSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * `metadata[key]=value` filters (deepObject, as the SDK sends them); repeated values of one key are
+ * alternatives, keys combine with AND. Values compare as text, so `5` and `true` match integers and booleans.
+ */
+function metadataFilters(req: Request): Record<string, unknown>[] {
+  const issues: ValidationIssue[] = [];
+  const clauses: Record<string, unknown>[] = [];
+  for (const [param, value] of Object.entries(req.query)) {
+    const m = /^metadata\[(.*)\]$/.exec(param);
+    if (!m) continue;
+    const key = m[1]!;
+    const values = (Array.isArray(value) ? value : [value]).map(String);
+    if (key.length < 1 || key.length > 40) {
+      issues.push({ type: 'value_error', loc: ['query', 'metadata', key], msg: 'Metadata keys have 1 to 40 characters', input: key });
+      continue;
+    }
+    clauses.push({ [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values } });
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+  return clauses;
+}
+
+function lookupRoutes(base: string, lookup: (params: Record<string, string>) => CustomerLookup, params: z.ZodType): RouteSpec[] {
+  const find = (em: EntityManager, principal: Principal, p: Record<string, string>) => getVisibleCustomer(em, principal, lookup(p));
+  return [
+    route({
+      method: 'get',
+      path: `${base}/state`,
+      summary: 'Get a customer with their active subscriptions and granted benefits',
+      tags: ['customers'],
+      auth: READ,
+      params,
+      response: customerStateSchema,
+      async handler({ params: p, principal, em }) {
+        const c = await find(em, principal, p as Record<string, string>);
+        return { ...serializeCustomer(c), ...(await customerState(em, c)) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: base,
+      summary: 'Get a customer',
+      tags: ['customers'],
+      auth: READ,
+      params,
+      response: customerSchema,
+      async handler({ params: p, principal, em }) {
+        return serializeCustomer(await find(em, principal, p as Record<string, string>));
+      },
+    }),
+    route({
+      method: 'patch',
+      path: base,
+      summary: 'Update a customer',
+      tags: ['customers'],
+      auth: WRITE,
+      params,
+      body: customerUpdateSchema,
+      response: customerSchema,
+      async handler({ params: p, body, principal, em }) {
+        const input = body as CustomerUpdate;
+        // The change and its event commit together; the first flush sets modified_at for the event.
+        const c = await em.transactional(async (tx) => {
+          const c = await find(tx, principal, p as Record<string, string>);
+          await updateCustomer(tx, c, input);
+          await flushCustomer(tx, input);
+          emitCustomerEvent(tx, c, 'updated');
+          return c;
+        });
+        return serializeCustomer(c);
+      },
+    }),
+    route({
+      method: 'delete',
+      path: base,
+      summary: 'Delete a customer (their email and external id become free again)',
+      tags: ['customers'],
+      auth: WRITE,
+      params,
+      status: 204,
+      async handler({ params: p, principal, em }) {
+        await em.transactional(async (tx) => {
+          const c = await find(tx, principal, p as Record<string, string>);
+          deleteCustomer(c);
+          await tx.flush();
+          emitCustomerEvent(tx, c, 'deleted');
+        });
+      },
+    }),
+  ];
+}
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'post',
+    path: '/v1/customers/',
+    summary: 'Create a customer',
+    tags: ['customers'],
+    auth: WRITE,
+    body: customerCreateSchema,
+    status: 201,
+    response: customerSchema,
+    async handler({ body, principal, em }) {
+      const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
+      // The row and its event commit together.
+      const c = await em.transactional(async (tx) => {
+        const c = await createCustomer(tx, organizationId, body);
+        await flushCustomer(tx, body);
+        emitCustomerEvent(tx, c, 'created');
+        return c;
+      });
+      return serializeCustomer(c);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/customers/',
+    summary: 'List customers',
+    tags: ['customers'],
+    auth: READ,
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      email: z.string().optional(),
+      query: z.string().optional(),
+      sorting: sortingQuery(['created_at', 'email', 'name']),
+    }),
+    response: listSchema,
+    async handler({ req, query, principal, em }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const and: Record<string, unknown>[] = [{ organization: { $in: orgIds }, deletedAt: null }, ...metadataFilters(req)];
+      if (query.email) and.push({ email: query.email.trim().toLowerCase() });
+      if (query.query) {
+        const like = `%${escapeLike(query.query)}%`;
+        and.push({ $or: [{ email: { $ilike: like } }, { name: { $ilike: like } }, { externalId: { $ilike: like } }] });
+      }
+      const [items, total] = await em.findAndCount(Customer, { $and: and }, {
+        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
+        ...pageOffset(query),
+      });
+      return paginated(items.map(serializeCustomer), total, query);
+    },
+  }),
+  ...lookupRoutes('/v1/customers/external/:external_id', (p) => ({ externalId: p.external_id! }), z.object({ external_id: z.string().min(1) })),
+  ...lookupRoutes('/v1/customers/:id', (p) => ({ id: p.id! }), z.object({ id: z.uuid() })),
+];

@@ -1,4 +1,85 @@
-/** /v1 routes of this module (filled in by its issue). */
-import type { RouteSpec } from '../../kit/routes.ts';
+/** /v1/events: ingest (all-or-nothing batches), list and read. */
+import { z } from 'zod/v4';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import { route } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { EVENT_SOURCES } from './entities.ts';
+import { eventListSchema, eventSchema, eventsIngestResponseSchema, eventsIngestSchema, serializeEvent } from './schemas.ts';
+import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
+import { metadataQueryOf } from './sql.ts';
 
-export const routes: RouteSpec[] = [];
+const kinds = ['user', 'organization', 'oauth2'] as const;
+const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+
+export const routes = [
+  route({
+    method: 'post',
+    path: '/v1/events/ingest',
+    summary: 'Ingest a batch of events (all or nothing)',
+    tags: ['events'],
+    auth: { kinds: [...kinds], scopes: ['events:write'] },
+    body: eventsIngestSchema,
+    response: eventsIngestResponseSchema,
+    async handler({ body, principal, em }) {
+      return { inserted: await ingestEvents(em, principal, body.events) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/events/',
+    summary: 'List events',
+    tags: ['events'],
+    auth: { kinds: [...kinds], scopes: ['events:read'] },
+    query: z.object({
+      ...paginationQuery,
+      start_timestamp: datetime.optional(),
+      end_timestamp: datetime.optional(),
+      organization_id: queryList(z.uuid()).optional(),
+      customer_id: queryList(z.uuid()).optional(),
+      external_customer_id: queryList(z.string()).optional(),
+      source: queryList(z.enum(EVENT_SOURCES)).optional(),
+      name: queryList(z.string()).optional(),
+      sorting: sortingQuery(['timestamp'], ['-timestamp']),
+    }),
+    response: eventListSchema,
+    async handler({ query, principal, em, req }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const { rows, total, customers } = await listEvents(
+        em,
+        {
+          organizationIds: orgIds,
+          startTimestamp: query.start_timestamp,
+          endTimestamp: query.end_timestamp,
+          customerIds: query.customer_id,
+          externalCustomerIds: query.external_customer_id,
+          sources: query.source,
+          names: query.name,
+          metadata: metadataQueryOf(req.query as Record<string, unknown>),
+        },
+        { ...pageOffset(query), ascending: query.sorting[0] === 'timestamp' },
+      );
+      return paginated(
+        rows.map((r) => serializeEvent(r, customerFor(r, customers))),
+        total,
+        query,
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/events/:id',
+    summary: 'Get an event',
+    tags: ['events'],
+    auth: { kinds: [...kinds], scopes: ['events:read'] },
+    params: z.object({ id: z.uuid() }),
+    response: eventSchema,
+    async handler({ params, principal, em }) {
+      const found = await getEvent(em, await visibleOrganizationIds(em, principal), params.id);
+      if (!found) throw ResourceNotFound('Event not found');
+      return serializeEvent(found.row, found.customer);
+    },
+  }),
+];

@@ -1,4 +1,173 @@
-/** /v1 routes of this module (filled in by its issue). */
-import type { RouteSpec } from '../../kit/routes.ts';
+/** /v1/meters: create, list, read, update; the events a meter matches and its quantities over time. */
+import { z } from 'zod/v4';
+import type { EntityManager } from '../../kit/db.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import type { Principal } from '../../kit/principals.ts';
+import { route } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { eventListSchema, serializeEvent } from '../events/schemas.ts';
+import { customerFor, listEvents } from '../events/service.ts';
+import { metadataQueryOf, SqlParams } from '../events/sql.ts';
+import { Meter } from './entities.ts';
+import {
+  meterCreateSchema,
+  meterQuantitiesSchema,
+  meterSchema,
+  meterUpdateSchema,
+  serializeMeter,
+  TIME_INTERVALS,
+} from './schemas.ts';
+import { createMeter, listMeterIds, meterCondition, meterQuantities, updateMeter } from './service.ts';
 
-export const routes: RouteSpec[] = [];
+const kinds = ['user', 'organization', 'oauth2'] as const;
+const idParams = z.object({ id: z.uuid() });
+const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+
+const listSchema = z.object({
+  items: z.array(meterSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+async function findMeter(em: EntityManager, principal: Principal, id: string): Promise<Meter> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const meter = await em.findOne(Meter, { id, organization: { $in: orgIds } });
+  if (!meter) throw ResourceNotFound('Meter not found');
+  return meter;
+}
+
+export const routes = [
+  route({
+    method: 'post',
+    path: '/v1/meters/',
+    summary: 'Create a meter',
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:write'] },
+    body: meterCreateSchema,
+    status: 201,
+    response: meterSchema,
+    async handler({ body, principal, em }) {
+      const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
+      const meter = createMeter(em, organizationId, body);
+      await em.flush();
+      return serializeMeter(meter);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/meters/',
+    summary: 'List meters',
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      query: z.string().optional(),
+      sorting: sortingQuery(['created_at', 'name']),
+    }),
+    response: listSchema,
+    async handler({ query, principal, em, req }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const { ids, total } = await listMeterIds(
+        em,
+        {
+          organizationIds: orgIds,
+          query: query.query,
+          metadata: metadataQueryOf(req.query as Record<string, unknown>),
+          sorting: query.sorting,
+        },
+        pageOffset(query),
+      );
+      const meters = ids.length ? await em.find(Meter, { id: { $in: ids } }) : [];
+      const byId = new Map(meters.map((m) => [m.id, m]));
+      return paginated(
+        ids.map((id) => serializeMeter(byId.get(id)!)),
+        total,
+        query,
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/meters/:id',
+    summary: 'Get a meter',
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    params: idParams,
+    response: meterSchema,
+    async handler({ params, principal, em }) {
+      return serializeMeter(await findMeter(em, principal, params.id));
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/meters/:id',
+    summary: 'Update a meter',
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:write'] },
+    params: idParams,
+    body: meterUpdateSchema,
+    response: meterSchema,
+    async handler({ params, body, principal, em }) {
+      const meter = await findMeter(em, principal, params.id);
+      updateMeter(meter, body);
+      await em.flush();
+      return serializeMeter(meter);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/meters/:id/events',
+    summary: 'List the events a meter matches',
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    params: idParams,
+    query: z.object({ ...paginationQuery }),
+    response: eventListSchema,
+    async handler({ params, query, principal, em }) {
+      const meter = await findMeter(em, principal, params.id);
+      const sql = new SqlParams();
+      const condition = meterCondition(meter, sql);
+      const { rows, total, customers } = await listEvents(
+        em,
+        { organizationIds: [meter.organization.id], condition },
+        { ...pageOffset(query), ascending: false },
+        sql,
+      );
+      return paginated(
+        rows.map((r) => serializeEvent(r, customerFor(r, customers))),
+        total,
+        query,
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/meters/:id/quantities',
+    summary: "A meter's quantities per interval step",
+    tags: ['meters'],
+    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    params: idParams,
+    query: z.object({
+      start_timestamp: datetime,
+      end_timestamp: datetime,
+      interval: z.enum(TIME_INTERVALS),
+      customer_id: queryList(z.uuid()).optional(),
+      external_customer_id: queryList(z.string()).optional(),
+    }),
+    response: meterQuantitiesSchema,
+    async handler({ params, query, principal, em }) {
+      const meter = await findMeter(em, principal, params.id);
+      const quantities = await meterQuantities(em, meter, {
+        start: query.start_timestamp,
+        end: query.end_timestamp,
+        interval: query.interval,
+        customerIds: query.customer_id,
+        externalCustomerIds: query.external_customer_id,
+      });
+      return { quantities };
+    },
+  }),
+];

@@ -1,16 +1,24 @@
-/** /v1/products: create, list and read. */
+/** /v1/products: create, list, read, update, and the product's benefits. */
 import { z } from 'zod/v4';
 import { productCreatedWorkflowId } from '@emporia/workflows/ids';
-import { inTransaction } from '../../kit/db.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
-import { Product } from './entities.ts';
-import { productCreateSchema, productSchema, serializeProduct } from './schemas.ts';
-import { createProduct } from './service.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
+import { Product } from './entities.ts';
+import {
+  PRODUCT_POPULATE,
+  productBenefitsUpdateSchema,
+  productCreateSchema,
+  productSchema,
+  productUpdateSchema,
+  serializeProduct,
+} from './schemas.ts';
+import { createProduct, listProductIds, updateProduct, updateProductBenefits } from './service.ts';
 
 const listSchema = z.object({
   items: z.array(productSchema),
@@ -18,23 +26,46 @@ const listSchema = z.object({
 });
 
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+const idParams = z.object({ id: z.uuid() });
+const read = { kinds: ['user', 'organization', 'oauth2'] as Principal['kind'][], scopes: ['products:read'] };
+const write = { kinds: ['user', 'organization', 'oauth2'] as Principal['kind'][], scopes: ['products:write'] };
+
+/** A product the principal can see, with everything its read model needs; 404 otherwise. */
+async function findVisibleProduct(em: EntityManager, principal: Principal, id: string): Promise<Product> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const product = await em.findOne(Product, { id, organization: { $in: orgIds } }, { populate: PRODUCT_POPULATE });
+  if (!product) throw ResourceNotFound('Product not found');
+  return product;
+}
+
+/** Flushes, reloads the product's relations and writes `product.updated` with the fresh read model. */
+async function flushAndEmitUpdated(tx: EntityManager, product: Product) {
+  await tx.flush();
+  await tx.populate(product, PRODUCT_POPULATE, { refresh: true });
+  const data = serializeProduct(product);
+  emitEvent(tx, product.organization.id, 'product.updated', data);
+  await tx.flush();
+  return data;
+}
 
 export const productRoutes = [
   route({
     method: 'post',
     path: '/v1/products/',
-    summary: 'Create a product with its prices',
+    summary: 'Create a product with its prices, media and custom fields',
     tags: ['products'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['products:write'] },
+    auth: write,
     body: productCreateSchema,
     status: 201,
     response: productSchema,
     async handler({ body, principal, em, deps }) {
       const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      const { result: product, afterCommit } = await inTransaction(em, async (tx, after) => {
-        const p = createProduct(tx, organizationId, body);
+      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+        const p = await createProduct(tx, organizationId, body);
         await tx.flush();
-        emitEvent(tx, organizationId, 'product.created', serializeProduct(p));
+        await tx.populate(p, PRODUCT_POPULATE, { refresh: true });
+        const data = serializeProduct(p);
+        emitEvent(tx, organizationId, 'product.created', data);
         await tx.flush();
         // Announce the product to the organization's members, durably, once the row is committed.
         after(() =>
@@ -44,11 +75,10 @@ export const productRoutes = [
             args: [{ productId: p.id }],
           }),
         );
-        return p;
+        return data;
       });
       await afterCommit();
-      await em.populate(product, ['prices']);
-      return serializeProduct(product);
+      return result;
     },
   }),
   route({
@@ -56,7 +86,7 @@ export const productRoutes = [
     path: '/v1/products/',
     summary: 'List products',
     tags: ['products'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['products:read'] },
+    auth: read,
     query: z.object({
       ...paginationQuery,
       id: queryList(z.uuid()).optional(),
@@ -64,23 +94,33 @@ export const productRoutes = [
       query: z.string().optional(),
       is_archived: boolQuery.optional(),
       is_recurring: boolQuery.optional(),
-      sorting: sortingQuery(['created_at', 'name']),
+      benefit_id: queryList(z.uuid()).optional(),
+      sorting: sortingQuery(['created_at', 'name', 'price_amount_type', 'price_amount']),
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
       let orgIds = await visibleOrganizationIds(em, principal);
       if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
-      const where: Record<string, unknown> = { organization: { $in: orgIds } };
-      if (query.id) where.id = { $in: query.id };
-      if (query.query) where.name = { $ilike: `%${query.query.replace(/[\\%_]/g, '\\$&')}%` };
-      if (query.is_archived !== undefined) where.isArchived = query.is_archived;
-      if (query.is_recurring !== undefined) where.recurringInterval = query.is_recurring ? { $ne: null } : null;
-      const [items, total] = await em.findAndCount(Product, where, {
-        populate: ['prices'],
-        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      return paginated(items.map(serializeProduct), total, query);
+      const { ids, total } = await listProductIds(
+        em,
+        {
+          organizationIds: orgIds,
+          ids: query.id,
+          query: query.query,
+          isArchived: query.is_archived,
+          isRecurring: query.is_recurring,
+          benefitIds: query.benefit_id,
+        },
+        query.sorting,
+        pageOffset(query),
+      );
+      const products = ids.length ? await em.find(Product, { id: { $in: ids } }, { populate: PRODUCT_POPULATE }) : [];
+      const byId = new Map(products.map((p) => [p.id, p]));
+      return paginated(
+        ids.map((id) => serializeProduct(byId.get(id)!)),
+        total,
+        query,
+      );
     },
   }),
   route({
@@ -88,14 +128,47 @@ export const productRoutes = [
     path: '/v1/products/:id',
     summary: 'Get a product',
     tags: ['products'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['products:read'] },
-    params: z.object({ id: z.uuid() }),
+    auth: read,
+    params: idParams,
     response: productSchema,
     async handler({ params, principal, em }) {
-      const orgIds = await visibleOrganizationIds(em, principal);
-      const product = await em.findOne(Product, { id: params.id, organization: { $in: orgIds } }, { populate: ['prices'] });
-      if (!product) throw ResourceNotFound('Product not found');
-      return serializeProduct(product);
+      return serializeProduct(await findVisibleProduct(em, principal, params.id));
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/products/:id',
+    summary: 'Update a product: details, prices (kept by id, new ones created, dropped ones archived), media, custom fields',
+    tags: ['products'],
+    auth: write,
+    params: idParams,
+    body: productUpdateSchema,
+    response: productSchema,
+    async handler({ params, body, principal, em }) {
+      const { result } = await inTransaction(em, async (tx) => {
+        const product = await findVisibleProduct(tx, principal, params.id);
+        await updateProduct(tx, product, body);
+        return flushAndEmitUpdated(tx, product);
+      });
+      return result;
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/products/:id/benefits',
+    summary: "Replace a product's benefits",
+    tags: ['products'],
+    auth: write,
+    params: idParams,
+    body: productBenefitsUpdateSchema,
+    response: productSchema,
+    async handler({ params, body, principal, em }) {
+      const { result } = await inTransaction(em, async (tx) => {
+        const product = await findVisibleProduct(tx, principal, params.id);
+        await updateProductBenefits(tx, product, body.benefits);
+        return flushAndEmitUpdated(tx, product);
+      });
+      return result;
     },
   }),
 ];

@@ -1,0 +1,124 @@
+/** Customer rules. Services never commit on their own: the caller's transaction does. */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '../../kit/db.ts';
+import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
+import { Organization } from '../organizations/entities.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import { Customer } from './entities.ts';
+import { serializeCustomer, type CustomerCreate, type CustomerUpdate } from './schemas.ts';
+
+const EMAIL_TAKEN = 'A customer with this email address already exists.';
+const EXTERNAL_ID_TAKEN = 'A customer with this external ID already exists.';
+
+export type CustomerLookup = { id: string } | { externalId: string };
+
+/** A live customer the principal can see; 404 otherwise. */
+export async function getVisibleCustomer(em: EntityManager, principal: Principal, by: CustomerLookup): Promise<Customer> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const key = 'id' in by ? { id: by.id } : { externalId: by.externalId };
+  const customer = await em.findOne(
+    Customer,
+    { ...key, organization: { $in: orgIds }, deletedAt: null },
+    { orderBy: { createdAt: 'asc' } },
+  );
+  if (!customer) throw ResourceNotFound('Customer not found');
+  return customer;
+}
+
+async function assertFree(em: EntityManager, organizationId: string, field: 'email' | 'externalId', value: string, exceptId?: string) {
+  const taken = await em.count(Customer, {
+    organization: organizationId,
+    deletedAt: null,
+    [field]: value,
+    ...(exceptId ? { id: { $ne: exceptId } } : {}),
+  });
+  if (taken) {
+    throw field === 'email'
+      ? fieldError(['body', 'email'], EMAIL_TAKEN, 'value_error', value)
+      : fieldError(['body', 'external_id'], EXTERNAL_ID_TAKEN, 'value_error', value);
+  }
+}
+
+/** Flushes; a race on the live unique indexes becomes the same 422 as the pre-checks. */
+export async function flushCustomer(em: EntityManager, input: { email?: string | null; external_id?: string | null }) {
+  try {
+    await em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      const msg = String(err.message);
+      if (msg.includes('customers_organization_email_live_unique')) {
+        throw fieldError(['body', 'email'], EMAIL_TAKEN, 'value_error', input.email);
+      }
+      if (msg.includes('customers_organization_external_id_live_unique')) {
+        throw fieldError(['body', 'external_id'], EXTERNAL_ID_TAKEN, 'value_error', input.external_id);
+      }
+    }
+    throw err;
+  }
+}
+
+export async function createCustomer(em: EntityManager, organizationId: string, input: CustomerCreate): Promise<Customer> {
+  await assertFree(em, organizationId, 'email', input.email);
+  if (input.external_id) await assertFree(em, organizationId, 'externalId', input.external_id);
+  const c = em.create(Customer, {
+    organization: em.getReference(Organization, organizationId),
+    email: input.email,
+    emailVerified: false,
+    name: input.name ?? null,
+    externalId: input.external_id ?? null,
+    billingAddress: input.billing_address ?? null,
+    taxId: input.tax_id ?? null,
+    metadata: input.metadata ?? {},
+    userId: null,
+    deletedAt: null,
+  });
+  return c;
+}
+
+export async function updateCustomer(em: EntityManager, c: Customer, input: CustomerUpdate): Promise<void> {
+  const organizationId = c.organization.id;
+  if (input.email && input.email !== c.email) {
+    await assertFree(em, organizationId, 'email', input.email, c.id);
+    c.email = input.email;
+    c.emailVerified = false;
+  }
+  if (input.external_id && input.external_id !== c.externalId) {
+    await assertFree(em, organizationId, 'externalId', input.external_id, c.id);
+  }
+  if (input.external_id !== undefined) c.externalId = input.external_id;
+  if (input.name !== undefined) c.name = input.name;
+  if (input.billing_address !== undefined) c.billingAddress = input.billing_address;
+  if (input.tax_id !== undefined) c.taxId = input.tax_id;
+  if (input.metadata != null) c.metadata = input.metadata;
+}
+
+/** Soft delete: the email and external id become free again; the row stays for orders and history. */
+export function deleteCustomer(c: Customer): void {
+  c.deletedAt = new Date();
+}
+
+/** Emits `customer.<kind>` with the read model, in the caller's unit of work. */
+export function emitCustomerEvent(em: EntityManager, c: Customer, kind: 'created' | 'updated' | 'deleted') {
+  emitEvent(em, c.organization.id, `customer.${kind}`, serializeCustomer(c));
+}
+
+export interface CustomerStateParts {
+  /** Subscription read models (status must be `active` for the SDK). */
+  active_subscriptions: Record<string, unknown>[];
+  /** `{id, created_at, modified_at, granted_at, benefit_id, benefit_type, properties}` per granted benefit. */
+  granted_benefits: Record<string, unknown>[];
+}
+
+/**
+ * What the customer currently has.
+ * TODO(benefit grants, subscriptions): fill `granted_benefits` from the customer's granted benefit
+ * grants and `active_subscriptions` from their active subscriptions once those modules exist. This is
+ * the one hook the state routes (and `customer.state_changed`) read from.
+ */
+export async function customerState(em: EntityManager, customer: Customer): Promise<CustomerStateParts> {
+  void em;
+  void customer;
+  return { active_subscriptions: [], granted_benefits: [] };
+}

@@ -1,0 +1,150 @@
+/** Wire shapes of events, as `@polar-sh/sdk` parses them (Event, EventsIngest, EventsIngestResponse). */
+import { createHash } from 'node:crypto';
+import { z } from 'zod/v4';
+import { metadataSchema } from '../../kit/validation.ts';
+import type { BillingAddress } from '../customers/entities.ts';
+import { EVENT_SOURCES } from './entities.ts';
+
+export const eventCreateSchema = z
+  .object({
+    name: z.string().min(1).max(255),
+    timestamp: z.iso.datetime({ offset: true }).optional(),
+    metadata: metadataSchema.optional(),
+    organization_id: z.uuid().nullish(),
+    customer_id: z.uuid().optional(),
+    external_customer_id: z.string().min(1).max(255).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.customer_id === undefined && e.external_customer_id === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['customer_id'], message: 'Either customer_id or external_customer_id is required' });
+    }
+  });
+export type EventCreate = z.infer<typeof eventCreateSchema>;
+
+export const eventsIngestSchema = z.object({
+  events: z.array(eventCreateSchema).min(1),
+});
+
+export const eventsIngestResponseSchema = z.object({ inserted: z.number().int() });
+
+/** The SDK's Customer read model, as embedded in events. */
+export const eventCustomerSchema = z.object({
+  id: z.uuid(),
+  created_at: z.string(),
+  modified_at: z.string().nullable(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  external_id: z.string().nullable(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  name: z.string().nullable(),
+  billing_address: z
+    .object({
+      line1: z.string().nullable(),
+      line2: z.string().nullable(),
+      postal_code: z.string().nullable(),
+      city: z.string().nullable(),
+      state: z.string().nullable(),
+      country: z.string(),
+    })
+    .nullable(),
+  tax_id: z.array(z.string().nullable()).nullable(),
+  organization_id: z.uuid(),
+  deleted_at: z.string().nullable(),
+  avatar_url: z.string(),
+});
+export type EventCustomerRead = z.infer<typeof eventCustomerSchema>;
+
+export const eventSchema = z.object({
+  id: z.uuid(),
+  timestamp: z.string(),
+  name: z.string(),
+  source: z.enum(EVENT_SOURCES),
+  organization_id: z.uuid(),
+  customer_id: z.uuid().nullable(),
+  customer: eventCustomerSchema.nullable(),
+  external_customer_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+export type EventRead = z.infer<typeof eventSchema>;
+
+export const eventListSchema = z.object({
+  items: z.array(eventSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+/** A customers row as the event queries select it. */
+export interface CustomerRow {
+  id: string;
+  created_at: Date;
+  modified_at: Date | null;
+  metadata: Record<string, string | number | boolean>;
+  external_id: string | null;
+  email: string;
+  email_verified: boolean;
+  name: string | null;
+  billing_address: BillingAddress | null;
+  tax_id: [string, string | null] | null;
+  organization_id: string;
+  deleted_at?: Date | null;
+}
+
+/** An events row as the event queries select it. */
+export interface EventRow {
+  id: string;
+  timestamp: Date;
+  name: string;
+  source: 'system' | 'user';
+  organization_id: string;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  metadata: Record<string, string | number | boolean>;
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+
+/**
+ * The customer embedded in an event: the SDK's Customer, built from a raw row. Same output as the
+ * customers module's serializer (its avatar is the Gravatar URL of the e-mail's MD5); kept local so
+ * event reads need no entity hydration.
+ */
+export function serializeEventCustomer(c: CustomerRow): EventCustomerRead {
+  const hash = createHash('md5').update(c.email.trim().toLowerCase()).digest('hex');
+  return {
+    id: c.id,
+    created_at: iso(c.created_at),
+    modified_at: c.modified_at ? iso(c.modified_at) : null,
+    metadata: c.metadata ?? {},
+    external_id: c.external_id,
+    email: c.email,
+    email_verified: c.email_verified,
+    name: c.name,
+    billing_address: c.billing_address
+      ? {
+          line1: c.billing_address.line1 ?? null,
+          line2: c.billing_address.line2 ?? null,
+          postal_code: c.billing_address.postal_code ?? null,
+          city: c.billing_address.city ?? null,
+          state: c.billing_address.state ?? null,
+          country: c.billing_address.country,
+        }
+      : null,
+    tax_id: c.tax_id,
+    organization_id: c.organization_id,
+    deleted_at: c.deleted_at ? iso(c.deleted_at) : null,
+    avatar_url: `https://www.gravatar.com/avatar/${hash}?d=404`,
+  };
+}
+
+export function serializeEvent(e: EventRow, customer: CustomerRow | null): EventRead {
+  return {
+    id: e.id,
+    timestamp: iso(e.timestamp),
+    name: e.name,
+    source: e.source,
+    organization_id: e.organization_id,
+    customer_id: e.customer_id,
+    customer: customer ? serializeEventCustomer(customer) : null,
+    external_customer_id: e.external_customer_id,
+    metadata: e.metadata ?? {},
+  };
+}

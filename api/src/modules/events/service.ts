@@ -1,0 +1,257 @@
+/**
+ * Event ingestion and reads. Ingestion is all-or-nothing and takes one validation query plus one
+ * INSERT … SELECT FROM unnest(arrays) per batch, whatever its size. Reads are raw parameterized
+ * SQL scoped to the caller's organizations; the customer embedded in each event is resolved by
+ * `customer_id`, or else by the external id against the organization's live customers.
+ */
+import type { EntityManager } from '../../kit/db.ts';
+import type { Metadata } from '../../kit/entity.ts';
+import { RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import type { EventSource } from './entities.ts';
+import type { CustomerRow, EventCreate, EventRow } from './schemas.ts';
+import { metadataQuerySql, runSql, SqlParams } from './sql.ts';
+
+/** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
+export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
+  const issues: ValidationIssue[] = [];
+  const now = new Date();
+  const tokenOrganization =
+    principal.kind === 'organization'
+      ? principal.organizationId
+      : principal.kind === 'oauth2' && principal.subject.kind === 'organization'
+        ? principal.subject.organizationId
+        : null;
+  const visible = tokenOrganization ? [tokenOrganization] : await visibleOrganizationIds(em, principal);
+
+  const orgs: string[] = [];
+  events.forEach((e, i) => {
+    const loc = (field: string) => ['body', 'events', i, field];
+    let org: string | null = null;
+    if (tokenOrganization) {
+      if (e.organization_id) {
+        issues.push({
+          type: 'value_error',
+          loc: loc('organization_id'),
+          msg: 'Setting organization_id is disallowed when using an organization token.',
+          input: e.organization_id,
+        });
+      } else org = tokenOrganization;
+    } else if (!e.organization_id) {
+      issues.push({ type: 'missing', loc: loc('organization_id'), msg: 'Field required' });
+    } else if (!visible.includes(e.organization_id)) {
+      issues.push({ type: 'value_error', loc: loc('organization_id'), msg: 'Organization not found.', input: e.organization_id });
+    } else org = e.organization_id;
+    orgs.push(org ?? '');
+    if (e.timestamp && new Date(e.timestamp) > now) {
+      issues.push({ type: 'value_error', loc: loc('timestamp'), msg: 'Timestamp must be in the past.', input: e.timestamp });
+    }
+  });
+
+  // Every customer_id must be a live customer of the event's organization: one query for the batch.
+  const customerIds = [...new Set(events.map((e) => e.customer_id).filter((id): id is string => !!id))];
+  if (customerIds.length) {
+    const { rows } = await runSql<{ id: string; organization_id: string }>(
+      em,
+      'select "id", "organization_id" from "customers" where "id" = any($1::uuid[]) and "deleted_at" is null',
+      [customerIds],
+    );
+    const owner = new Map(rows.map((r) => [r.id, r.organization_id]));
+    events.forEach((e, i) => {
+      if (e.customer_id && orgs[i] && owner.get(e.customer_id) !== orgs[i]) {
+        issues.push({ type: 'value_error', loc: ['body', 'events', i, 'customer_id'], msg: 'Customer does not exist.', input: e.customer_id });
+      }
+    });
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+
+  return insertEvents(
+    em,
+    events.map((e, i) => ({
+      organizationId: orgs[i]!,
+      name: e.name,
+      timestamp: e.timestamp ?? now,
+      customerId: e.customer_id ?? null,
+      externalCustomerId: e.external_customer_id ?? null,
+      metadata: e.metadata ?? {},
+    })),
+    'user',
+    now,
+  );
+}
+
+export interface EventInsert {
+  organizationId: string;
+  name: string;
+  timestamp: Date | string;
+  customerId?: string | null;
+  externalCustomerId?: string | null;
+  metadata?: Metadata;
+}
+
+/**
+ * Inserts already-validated events in one statement (INSERT … SELECT FROM unnest of one array per
+ * column), inside the EntityManager's transaction when one is open. Other modules record their
+ * `system` events (e.g. meter credits) through here.
+ */
+export async function insertEvents(
+  em: EntityManager,
+  rows: EventInsert[],
+  source: EventSource = 'system',
+  ingestedAt = new Date(),
+): Promise<number> {
+  if (!rows.length) return 0;
+  const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : d);
+  const { affected } = await runSql(
+    em,
+    `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
+     select gen_random_uuid(), $1::timestamptz, t.ts, t.name, $2::text, t.org, t.customer, t.external, t.metadata
+     from unnest($3::timestamptz[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::jsonb[])
+       as t(ts, name, org, customer, external, metadata)`,
+    [
+      ingestedAt.toISOString(),
+      source,
+      rows.map((r) => iso(r.timestamp)),
+      rows.map((r) => r.name),
+      rows.map((r) => r.organizationId),
+      rows.map((r) => r.customerId ?? null),
+      rows.map((r) => r.externalCustomerId ?? null),
+      rows.map((r) => JSON.stringify(r.metadata ?? {})),
+    ],
+  );
+  return affected;
+}
+
+export interface EventQuery {
+  organizationIds: string[];
+  startTimestamp?: Date;
+  endTimestamp?: Date;
+  customerIds?: string[];
+  externalCustomerIds?: string[];
+  sources?: string[];
+  names?: string[];
+  metadata?: Record<string, string[]>;
+  /** An extra condition on `e.*` (a compiled meter filter) whose values are already in `params`. */
+  condition?: string;
+  ids?: string[];
+}
+
+/**
+ * WHERE conditions for events `e`. A customer filter matches events sent with that customer's id
+ * and events sent with its external id; an external-id filter matches the other way round too.
+ * The customers are resolved first (one small query), so the final conditions are plain
+ * `= any(array)` comparisons the (organization, customer, timestamp) indexes serve.
+ */
+export async function eventConditions(em: EntityManager, q: EventQuery, params: SqlParams): Promise<string[]> {
+  const where = [`e."organization_id" = any(${params.add(q.organizationIds, 'uuid[]')})`];
+  if (q.ids) where.push(`e."id" = any(${params.add(q.ids, 'uuid[]')})`);
+  if (q.startTimestamp) where.push(`e."timestamp" >= ${params.add(q.startTimestamp.toISOString(), 'timestamptz')}`);
+  if (q.endTimestamp) where.push(`e."timestamp" <= ${params.add(q.endTimestamp.toISOString(), 'timestamptz')}`);
+  if (q.customerIds) {
+    // Events by customer id, or by the external id of one of these customers in its own organization.
+    const { rows } = await runSql<{ organization_id: string; external_id: string }>(
+      em,
+      `select "organization_id", "external_id" from "customers"
+       where "id" = any($1::uuid[]) and "organization_id" = any($2::uuid[]) and "external_id" is not null`,
+      [q.customerIds, q.organizationIds],
+    );
+    const arms = [`e."customer_id" = any(${params.add(q.customerIds, 'uuid[]')})`];
+    const byOrg = new Map<string, string[]>();
+    for (const r of rows) byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r.external_id]);
+    for (const [org, externals] of byOrg) {
+      arms.push(`(e."organization_id" = ${params.add(org, 'uuid')} and e."external_customer_id" = any(${params.add(externals, 'text[]')}))`);
+    }
+    where.push(arms.length > 1 ? `(${arms.join(' or ')})` : arms[0]!);
+  }
+  if (q.externalCustomerIds) {
+    // Events by external id, or by the id of a live customer carrying one of these external ids.
+    const { rows } = await runSql<{ id: string }>(
+      em,
+      `select "id" from "customers"
+       where "external_id" = any($1::text[]) and "organization_id" = any($2::uuid[]) and "deleted_at" is null`,
+      [q.externalCustomerIds, q.organizationIds],
+    );
+    const arms = [`e."external_customer_id" = any(${params.add(q.externalCustomerIds, 'text[]')})`];
+    if (rows.length) arms.push(`e."customer_id" = any(${params.add(rows.map((r) => r.id), 'uuid[]')})`);
+    where.push(arms.length > 1 ? `(${arms.join(' or ')})` : arms[0]!);
+  }
+  if (q.sources) where.push(`e."source" = any(${params.add(q.sources, 'text[]')})`);
+  if (q.names) where.push(`e."name" = any(${params.add(q.names, 'text[]')})`);
+  if (q.metadata) where.push(...metadataQuerySql('e."metadata"', q.metadata, params));
+  if (q.condition) where.push(q.condition);
+  return where;
+}
+
+const EVENT_COLUMNS = 'e."id", e."timestamp", e."name", e."source", e."organization_id", e."customer_id", e."external_customer_id", e."metadata"';
+
+/** One page of events, newest first unless asked otherwise, with the total count. */
+export async function listEvents(
+  em: EntityManager,
+  q: EventQuery,
+  page: { limit: number; offset: number; ascending: boolean },
+  params = new SqlParams(),
+): Promise<{ rows: EventRow[]; total: number; customers: Map<string, CustomerRow> }> {
+  const where = (await eventConditions(em, q, params)).join(' and ');
+  const { rows: countRows } = await runSql<{ n: string }>(em, `select count(*) as n from "events" e where ${where}`, params.values);
+  const total = Number(countRows[0]?.n ?? 0);
+  const dir = page.ascending ? 'asc' : 'desc';
+  const { rows } = total
+    ? await runSql<EventRow>(
+        em,
+        `select ${EVENT_COLUMNS} from "events" e where ${where}
+         order by e."timestamp" ${dir}, e."id" ${dir}
+         limit ${params.add(page.limit, 'int')} offset ${params.add(page.offset, 'int')}`,
+        params.values,
+      )
+    : { rows: [] as EventRow[] };
+  return { rows, total, customers: await customersOf(em, rows) };
+}
+
+export async function getEvent(
+  em: EntityManager,
+  organizationIds: string[],
+  id: string,
+): Promise<{ row: EventRow; customer: CustomerRow | null } | null> {
+  const params = new SqlParams();
+  const where = (await eventConditions(em, { organizationIds, ids: [id] }, params)).join(' and ');
+  const { rows } = await runSql<EventRow>(em, `select ${EVENT_COLUMNS} from "events" e where ${where}`, params.values);
+  const row = rows[0];
+  if (!row) return null;
+  const customers = await customersOf(em, [row]);
+  return { row, customer: customerFor(row, customers) };
+}
+
+const CUSTOMER_COLUMNS =
+  'c."id", c."created_at", c."modified_at", c."metadata", c."external_id", c."email", c."email_verified", c."name", c."billing_address", c."tax_id", c."organization_id", c."deleted_at"';
+
+/** The customers of a page of events, keyed by id and by `organization_id:external_id`. */
+async function customersOf(em: EntityManager, rows: EventRow[]): Promise<Map<string, CustomerRow>> {
+  const byId = new Map<string, CustomerRow>();
+  const ids = [...new Set(rows.map((r) => r.customer_id).filter((v): v is string => !!v))];
+  const external = rows.filter((r) => !r.customer_id && r.external_customer_id);
+  if (!ids.length && !external.length) return byId;
+  const params = new SqlParams();
+  const { rows: customers } = await runSql<CustomerRow>(
+    em,
+    `select ${CUSTOMER_COLUMNS} from "customers" c
+     where c."id" = any(${params.add(ids, 'uuid[]')})
+        or (c."deleted_at" is null and (c."organization_id", c."external_id") in (
+              select * from unnest(${params.add(external.map((r) => r.organization_id), 'uuid[]')}, ${params.add(
+                external.map((r) => r.external_customer_id),
+                'text[]',
+              )})))`,
+    params.values,
+  );
+  for (const c of customers) {
+    byId.set(c.id, c);
+    if (c.external_id && !c.deleted_at) byId.set(`${c.organization_id}:${c.external_id}`, c);
+  }
+  return byId;
+}
+
+export function customerFor(row: EventRow, customers: Map<string, CustomerRow>): CustomerRow | null {
+  if (row.customer_id) return customers.get(row.customer_id) ?? null;
+  if (row.external_customer_id) return customers.get(`${row.organization_id}:${row.external_customer_id}`) ?? null;
+  return null;
+}
