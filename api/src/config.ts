@@ -75,6 +75,9 @@ export const configSchema = z
     /** An endpoint whose last N events all failed is disabled and its organization's members mailed. */
     WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(10),
 
+    /** Lifetime of a checkout session: it expires (status `expired`, 404 by client secret) this long after creation. */
+    CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),
+
     /** Serve the built admin and portal UIs from the API process. */
     SERVE_UI: bool.default(true),
 

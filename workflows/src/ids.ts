@@ -7,3 +7,5 @@ export const productCreatedWorkflowId = (productId: string) => `product-created:
 export const outboxDispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher:${taskQueue}`;
 export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: string) =>
   `webhook-delivery:${outboxEventId}:${endpointId}`;
+/** One expiry timer per checkout session. */
+export const checkoutExpiryWorkflowId = (checkoutId: string) => `checkout-expiry:${checkoutId}`;

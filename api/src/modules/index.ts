@@ -37,6 +37,10 @@ import { routes as metricsRoutes } from './metrics/routes.ts';
 import { routes as repositoryRoutes } from './repositories/routes.ts';
 import { routes as sandboxRoutes } from './payments/routes.ts';
 import { sandboxEntities } from './payments/sandbox-entities.ts';
+import { Checkout } from './checkouts/entities.ts';
+import { TaxRate } from './tax-rates/entities.ts';
+import { routes as checkoutRoutes } from './checkouts/routes.ts';
+import { routes as taxRateRoutes } from './tax-rates/routes.ts';
 
 export const allRoutes: RouteSpec[] = [
   ...organizationRoutes,
@@ -55,6 +59,8 @@ export const allRoutes: RouteSpec[] = [
   ...repositoryRoutes,
   ...sandboxRoutes,
   ...webhookRoutes,
+  ...checkoutRoutes,
+  ...taxRateRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
@@ -71,4 +77,5 @@ export const allEntities = [
   Event,
   Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,
+  Checkout, TaxRate,
 ];

@@ -1,4 +1,7 @@
-/** /v1/checkout-links: create, list, read, update and (soft) delete. */
+/**
+ * /v1/checkout-links: create, list, read, update and (soft) delete, and the public
+ * `GET /v1/checkout-links/{client_secret}/redirect` that starts a fresh checkout from the link.
+ */
 import { z } from 'zod/v4';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
@@ -11,9 +14,15 @@ import {
   CHECKOUT_LINK_POPULATE,
   createCheckoutLink,
   deleteCheckoutLink,
+  findCheckoutLinkBySecret,
   getVisibleCheckoutLink,
   updateCheckoutLink,
 } from './service.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { commitNewCheckout } from '../checkouts/routes.ts';
+import { checkoutUrl } from '../checkouts/schemas.ts';
+import { createCheckoutFromLink, type LinkPrefill } from '../checkouts/service.ts';
+import { customerEmailSchema } from '../customers/schemas.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:read'] };
 const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:write'] };
@@ -126,6 +135,40 @@ export const routes: RouteSpec[] = [
     async handler({ params, principal, em }) {
       deleteCheckoutLink(await getVisibleCheckoutLink(em, principal, params.id));
       await em.flush();
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkout-links/:client_secret/redirect',
+    summary: "Start a checkout from a link and redirect (302) to the checkout's page (no credentials)",
+    tags: ['checkout-links'],
+    auth: 'public',
+    params: z.object({ client_secret: z.string().min(1).max(128) }),
+    // Prefill; a value that does not validate is ignored rather than failing the buyer's visit.
+    query: z.object({
+      customer_email: z.string().max(320).optional(),
+      customer_name: z.string().max(256).optional(),
+      discount_code: z.string().max(256).optional(),
+      amount: z.string().max(16).optional(),
+    }),
+    status: 302,
+    async handler({ params, query, req, res, em, deps }) {
+      const email = customerEmailSchema.safeParse(query.customer_email);
+      const amount = query.amount !== undefined && /^\d{1,9}$/.test(query.amount) ? Number(query.amount) : undefined;
+      const prefill: LinkPrefill = {
+        customer_email: email.success ? email.data : undefined,
+        customer_name: query.customer_name?.trim() || undefined,
+        discount_code: query.discount_code?.trim() || undefined,
+        amount,
+        customer_ip_address: req.ip ?? null,
+      };
+      const checkout = await commitNewCheckout(em, deps, async (tx) => {
+        const link = await findCheckoutLinkBySecret(tx, params.client_secret);
+        if (!link) throw ResourceNotFound('Checkout link not found');
+        return createCheckoutFromLink(tx, link, prefill, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS });
+      });
+      if (!checkout) throw ResourceNotFound('Checkout link has no product available');
+      res.redirect(302, checkoutUrl(deps.cfg.PUBLIC_URL, checkout.clientSecret));
     },
   }),
 ];

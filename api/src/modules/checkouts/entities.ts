@@ -1,0 +1,72 @@
+/**
+ * Checkout sessions: a buyer's attempt to buy one of a list of products of an organization, reached
+ * through a capability URL (`client_secret`, `polar_c_…`). Amounts are integers in minor units of
+ * `currency`, recomputed by the pricing module on every change; a free price has no amounts.
+ */
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { baseProperties, type Metadata } from '../../kit/entity.ts';
+import { Organization } from '../organizations/entities.ts';
+import { Product, ProductPrice } from '../products/entities.ts';
+import { Discount } from '../discounts/entities.ts';
+import { Customer, type BillingAddress } from '../customers/entities.ts';
+
+export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', 'failed'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+/** Answers to custom fields, by slug: strings (text, select, ISO dates), integers, booleans. */
+export type CustomFieldData = Record<string, string | number | boolean | null>;
+
+export const Checkout = defineEntity({
+  name: 'Checkout',
+  tableName: 'checkouts',
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').index(),
+    status: p.enum(CHECKOUT_STATUSES).default('open'),
+    /**
+     * `polar_c_` + 256 random bits. A capability URL for the buyer (not a login credential), so stored
+     * as is and looked up through its unique index.
+     */
+    clientSecret: p.string().unique(),
+    expiresAt: p.datetime(),
+    paymentProcessor: p.string().default('stripe'),
+    paymentProcessorMetadata: p.json<Record<string, string>>(),
+    /** The products the buyer may choose from, in the order given. */
+    products: () => p.manyToMany(Product).pivotTable('checkout_products').fixedOrder(),
+    /** The selected product and price. */
+    product: () => p.manyToOne(Product).deleteRule('cascade').index(),
+    productPrice: () => p.manyToOne(ProductPrice).deleteRule('cascade').index(),
+    /** Price amount (the requested one for a custom price); null for a free price, as every amount. */
+    amount: p.integer().nullable(),
+    discountAmount: p.integer().nullable(),
+    /** amount − discount. */
+    netAmount: p.integer().nullable(),
+    taxAmount: p.integer().nullable(),
+    /** net + tax. */
+    totalAmount: p.integer().nullable(),
+    currency: p.string().length(3).nullable(),
+    isDiscountApplicable: p.boolean().default(false),
+    isFreeProductPrice: p.boolean().default(false),
+    isPaymentRequired: p.boolean().default(false),
+    isPaymentSetupRequired: p.boolean().default(false),
+    isPaymentFormRequired: p.boolean().default(false),
+    discount: () => p.manyToOne(Discount).nullable().deleteRule('set null').index(),
+    allowDiscountCodes: p.boolean().default(true),
+    customFieldData: p.json<CustomFieldData>(),
+    customer: () => p.manyToOne(Customer).nullable().deleteRule('set null').index(),
+    customerExternalId: p.string().nullable(),
+    customerName: p.string().nullable(),
+    /** Lower-cased. */
+    customerEmail: p.string().nullable(),
+    customerIpAddress: p.string().nullable(),
+    customerBillingAddress: p.json<BillingAddress>().nullable(),
+    customerTaxId: p.string().nullable(),
+    customerMetadata: p.json<Metadata>(),
+    metadata: p.json<Metadata>(),
+    successUrl: p.text().nullable(),
+    embedOrigin: p.text().nullable(),
+    /** A subscription to upgrade (stored only, for now). */
+    subscriptionId: p.uuid().nullable(),
+  },
+});
+export type Checkout = InferEntity<typeof Checkout>;

@@ -1,0 +1,195 @@
+/**
+ * /v1/checkouts: the seller's create, list, read and update (`checkouts:read|write`), and the
+ * buyer's read and update by client secret (no credentials: the secret is a capability URL).
+ * Confirmation arrives with the payments part of the checkout issue.
+ */
+import { z } from 'zod/v4';
+import { checkoutExpiryWorkflowId } from '@emporia/workflows/ids';
+import type { Deps } from '../../deps.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import { CHECKOUT_STATUSES, Checkout } from './entities.ts';
+import {
+  checkoutCreateSchema,
+  checkoutPublicSchema,
+  checkoutSchema,
+  checkoutUpdatePublicSchema,
+  checkoutUpdateSchema,
+  serializeCheckout,
+  serializeCheckoutPublic,
+} from './schemas.ts';
+import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
+
+const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:read'] };
+const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:write'] };
+const idParams = z.object({ id: z.uuid() });
+const secretParams = z.object({ client_secret: z.string().min(1).max(128) });
+const listSchema = z.object({
+  items: z.array(checkoutSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+/**
+ * Flushes a created checkout, writes `checkout.created` and, once committed, starts its
+ * `checkout-expiry:<id>` workflow. Returns the committed checkout (relations loaded).
+ */
+export async function commitNewCheckout(
+  em: EntityManager,
+  deps: Deps,
+  build: (tx: EntityManager) => Promise<Checkout | null>,
+): Promise<Checkout | null> {
+  const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+    const c = await build(tx);
+    if (!c) return null;
+    await tx.flush();
+    await tx.populate(c, CHECKOUT_POPULATE);
+    emitEvent(tx, c.organization.id, 'checkout.created', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+    await tx.flush();
+    after(() =>
+      deps.temporal.workflow.start('checkoutExpiryWorkflow', {
+        taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+        workflowId: checkoutExpiryWorkflowId(c.id),
+        args: [{ checkoutId: c.id, expiresAt: c.expiresAt.toISOString() }],
+      }),
+    );
+    return c;
+  });
+  await afterCommit();
+  return result;
+}
+
+async function flushUpdated(tx: EntityManager, c: Checkout, publicUrl: string): Promise<void> {
+  await tx.flush();
+  emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
+  await tx.flush();
+}
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'post',
+    path: '/v1/checkouts/',
+    summary: 'Create a checkout session for a price, a product or several products',
+    tags: ['checkouts'],
+    auth: WRITE,
+    body: checkoutCreateSchema,
+    status: 201,
+    response: checkoutSchema,
+    async handler({ body, principal, em, deps }) {
+      const c = await commitNewCheckout(em, deps, (tx) =>
+        createCheckout(tx, principal, body, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS }),
+      );
+      return serializeCheckout(c!, deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkouts/',
+    summary: 'List checkout sessions',
+    tags: ['checkouts'],
+    auth: READ,
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      product_id: queryList(z.uuid()).optional(),
+      customer_id: queryList(z.uuid()).optional(),
+      status: queryList(z.enum(CHECKOUT_STATUSES)).optional(),
+      sorting: sortingQuery(['created_at', 'expires_at', 'status']),
+    }),
+    response: listSchema,
+    async handler({ query, principal, em, deps }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const where: Record<string, unknown> = { organization: { $in: orgIds } };
+      if (query.product_id) where.product = { $in: query.product_id };
+      if (query.customer_id) where.customer = { $in: query.customer_id };
+      if (query.status) {
+        // Open checkouts past their expiry read as expired, before the expiry workflow writes it.
+        const now = new Date();
+        const wanted = new Set(query.status);
+        const or: Record<string, unknown>[] = [];
+        const stored = query.status.filter((s) => s !== 'open' && s !== 'expired');
+        if (stored.length) or.push({ status: { $in: stored } });
+        if (wanted.has('open')) or.push({ status: 'open', expiresAt: { $gt: now } });
+        if (wanted.has('expired')) or.push({ status: 'expired' }, { status: 'open', expiresAt: { $lte: now } });
+        where.$or = or;
+      }
+      const [items, total] = await em.findAndCount(Checkout, where, {
+        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt', expires_at: 'expiresAt' }), { id: 'asc' }],
+        ...pageOffset(query),
+      });
+      if (items.length) await em.populate(items, CHECKOUT_POPULATE);
+      return paginated(
+        items.map((c) => serializeCheckout(c, deps.cfg.PUBLIC_URL)),
+        total,
+        query,
+      );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkouts/:id',
+    summary: 'Get a checkout session',
+    tags: ['checkouts'],
+    auth: READ,
+    params: idParams,
+    response: checkoutSchema,
+    async handler({ params, principal, em, deps }) {
+      return serializeCheckout(await getVisibleCheckout(em, principal, params.id), deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/checkouts/:id',
+    summary: 'Update a checkout session (only while open)',
+    tags: ['checkouts'],
+    auth: WRITE,
+    params: idParams,
+    body: checkoutUpdateSchema,
+    response: checkoutSchema,
+    async handler({ params, body, principal, em, deps }) {
+      const { result } = await inTransaction(em, async (tx) => {
+        const c = await getVisibleCheckout(tx, principal, params.id, { lock: true });
+        await updateCheckout(tx, c, body, 'seller');
+        await flushUpdated(tx, c, deps.cfg.PUBLIC_URL);
+        return serializeCheckout(c, deps.cfg.PUBLIC_URL);
+      });
+      return result;
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/checkouts/client/:client_secret',
+    summary: 'Get a checkout session by its client secret (no credentials)',
+    tags: ['checkouts'],
+    auth: 'public',
+    params: secretParams,
+    response: checkoutPublicSchema,
+    async handler({ params, em, deps }) {
+      return serializeCheckoutPublic(await getCheckoutBySecret(em, params.client_secret), deps.cfg.PUBLIC_URL);
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/checkouts/client/:client_secret',
+    summary: 'Update a checkout session by its client secret (no credentials; only while open)',
+    tags: ['checkouts'],
+    auth: 'public',
+    params: secretParams,
+    body: checkoutUpdatePublicSchema,
+    response: checkoutPublicSchema,
+    async handler({ params, body, em, deps }) {
+      const { result } = await inTransaction(em, async (tx) => {
+        const c = await getCheckoutBySecret(tx, params.client_secret, { lock: true });
+        await updateCheckout(tx, c, body, 'public');
+        await flushUpdated(tx, c, deps.cfg.PUBLIC_URL);
+        return serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL);
+      });
+      return result;
+    },
+  }),
+];

@@ -1,0 +1,594 @@
+/**
+ * Checkout rules, up to (not including) confirmation. Services never commit on their own: the
+ * caller's transaction does. Every amount comes from the pricing module (`checkoutAmounts`),
+ * recomputed whenever the price, requested amount, discount or billing country changes.
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '../../kit/db.ts';
+import { randomToken } from '../../kit/crypto.ts';
+import { ApiError, RequestValidationError, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
+import { checkoutAmounts, PricingError, type PriceTerms } from '../pricing/index.ts';
+import type { DiscountTerms } from '../discounts/pricing.ts';
+import { Organization } from '../organizations/entities.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { Product, ProductPrice } from '../products/entities.ts';
+import { livePrices, PRODUCT_POPULATE } from '../products/schemas.ts';
+import { Discount } from '../discounts/entities.ts';
+import { Customer } from '../customers/entities.ts';
+import { TaxRate } from '../tax-rates/entities.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import type { CheckoutLink } from '../checkout-links/entities.ts';
+import { Checkout, type CustomFieldData } from './entities.ts';
+import { effectiveStatus, serializeCheckout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
+
+export const CHECKOUT_SECRET_PREFIX = 'polar_c_';
+
+/** Everything the read models read. */
+export const CHECKOUT_POPULATE = [
+  ...PRODUCT_POPULATE.map((path) => `products.${path}` as const),
+  ...PRODUCT_POPULATE.map((path) => `product.${path}` as const),
+  'productPrice',
+  'discount',
+  'organization',
+  'customer',
+] as const;
+
+type Loc = (string | number)[];
+
+export const NotOpenCheckout = (detail = 'Checkout is not open.') => new ApiError(403, 'NotOpenCheckout', detail);
+
+export function isOpen(c: Checkout, now = new Date()): boolean {
+  return effectiveStatus(c, now) === 'open';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookups
+
+export async function getVisibleCheckout(
+  em: EntityManager,
+  principal: Principal,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<Checkout> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const c = await em.findOne(
+    Checkout,
+    { id, organization: { $in: orgIds } },
+    opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
+  if (!c) throw ResourceNotFound('Checkout not found');
+  await em.populate(c, CHECKOUT_POPULATE);
+  return c;
+}
+
+/**
+ * A checkout by its client secret (a unique-index lookup), unless expired: expired checkouts and
+ * unknown secrets are the same 404.
+ */
+export async function getCheckoutBySecret(
+  em: EntityManager,
+  clientSecret: string,
+  opts: { lock?: boolean } = {},
+): Promise<Checkout> {
+  const c = clientSecret.startsWith(CHECKOUT_SECRET_PREFIX)
+    ? await em.findOne(Checkout, { clientSecret }, opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
+  if (!c || effectiveStatus(c) === 'expired') throw ResourceNotFound('Checkout not found');
+  await em.populate(c, CHECKOUT_POPULATE);
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prices, discounts, tax
+
+/** The price a product is bought at when none is named: its static price first (livePrices' order). */
+function defaultPrice(product: Product): ProductPrice | null {
+  return livePrices(product)[0] ?? null;
+}
+
+function priceTerms(price: ProductPrice): PriceTerms {
+  switch (price.amountType) {
+    case 'fixed':
+      return { amountType: 'fixed', priceAmount: price.priceAmount ?? 0, currency: price.priceCurrency };
+    case 'custom':
+      return {
+        amountType: 'custom',
+        minimumAmount: price.minimumAmount ?? null,
+        maximumAmount: price.maximumAmount ?? null,
+        presetAmount: price.presetAmount ?? null,
+        currency: price.priceCurrency,
+      };
+    case 'metered_unit':
+      return { amountType: 'metered_unit', currency: price.priceCurrency };
+    default:
+      return { amountType: 'free', currency: price.priceCurrency };
+  }
+}
+
+function discountTerms(d: Discount): DiscountTerms {
+  return d.type === 'percentage'
+    ? { type: 'percentage', basis_points: d.basisPoints ?? 0 }
+    : { type: 'fixed', amount: d.amount ?? 0 };
+}
+
+/** Redeemable now: live, started, not ended, redemptions left. Returns why not, or null. */
+function notRedeemable(d: Discount, now = new Date()): string | null {
+  if (d.deletedAt) return 'Discount does not exist.';
+  if (d.startsAt && d.startsAt.getTime() > now.getTime()) return 'Discount is not redeemable yet.';
+  if (d.endsAt && d.endsAt.getTime() < now.getTime()) return 'Discount has ended.';
+  if (d.maxRedemptions != null && d.redemptionsCount >= d.maxRedemptions) return 'Discount has reached its maximum redemptions.';
+  return null;
+}
+
+/** Whether the discount applies to the product (empty products = every product; fixed ones in the price's currency). */
+async function appliesTo(em: EntityManager, d: Discount, product: Product, price: ProductPrice): Promise<boolean> {
+  await em.populate(d, ['products']);
+  const products = d.products.getItems();
+  if (products.length && !products.some((p) => p.id === product.id)) return false;
+  if (d.type === 'fixed' && price.amountType !== 'free' && (d.currency ?? 'usd') !== price.priceCurrency) return false;
+  return true;
+}
+
+/** A discount the checkout may take now: redeemable and applicable, else 422 on `loc`. */
+async function validateDiscount(em: EntityManager, d: Discount, product: Product, price: ProductPrice, loc: Loc, input: unknown) {
+  const why = notRedeemable(d);
+  if (why) throw fieldError(loc, why, 'value_error', input);
+  if (!(await appliesTo(em, d, product, price))) {
+    throw fieldError(loc, 'Discount does not apply to this product.', 'value_error', input);
+  }
+}
+
+async function discountById(em: EntityManager, organizationId: string, id: string): Promise<Discount> {
+  const d = await em.findOne(Discount, { id, organization: organizationId, deletedAt: null });
+  if (!d) throw fieldError(['body', 'discount_id'], 'Discount does not exist.', 'value_error', id);
+  return d;
+}
+
+/** A live discount of the organization by code, compared case-insensitively. */
+async function discountByCode(em: EntityManager, organizationId: string, code: string): Promise<Discount | null> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from discounts where organization_id = ? and deleted_at is null and lower(code) = lower(?) limit 1`,
+    [organizationId, code],
+  );
+  return rows[0] ? em.findOne(Discount, { id: rows[0].id }) : null;
+}
+
+async function taxBasisPoints(em: EntityManager, organizationId: string, country: string | undefined): Promise<number> {
+  if (!country) return 0;
+  const rate = await em.findOne(TaxRate, { organization: organizationId, country: country.toUpperCase() });
+  return rate?.basisPoints ?? 0;
+}
+
+/**
+ * Recomputes every amount and flag of `c` from its price, the requested amount (custom prices), its
+ * discount and the tax rate of its billing country. A refused amount is a 422 on `body.amount`.
+ */
+async function recompute(em: EntityManager, c: Checkout, requestedAmount: number | null | undefined): Promise<void> {
+  const price = c.productPrice;
+  const product = c.product;
+  const discount = c.discount && !c.discount.deletedAt ? c.discount : null;
+  const terms = priceTerms(price);
+  let a;
+  try {
+    a = checkoutAmounts({
+      price: terms,
+      requestedAmount,
+      recurring: product.recurringInterval != null,
+      discount: discount ? { terms: discountTerms(discount), appliesToProduct: await appliesTo(em, discount, product, price) } : null,
+      taxBasisPoints: await taxBasisPoints(em, c.organization.id, c.customerBillingAddress?.country),
+    });
+  } catch (err) {
+    if (err instanceof PricingError) throw fieldError(['body', err.field], err.message, 'value_error', requestedAmount);
+    throw err;
+  }
+  const free = a.is_free_product_price;
+  c.amount = free ? null : a.amount;
+  c.discountAmount = free ? null : a.discount_amount;
+  c.netAmount = free ? null : a.net_amount;
+  c.taxAmount = free ? null : a.tax_amount;
+  c.totalAmount = free ? null : a.total_amount;
+  c.currency = free ? null : price.priceCurrency;
+  c.isFreeProductPrice = free;
+  c.isDiscountApplicable = a.is_discount_applicable;
+  c.isPaymentRequired = a.is_payment_required;
+  c.isPaymentSetupRequired = a.is_payment_setup_required;
+  c.isPaymentFormRequired = a.is_payment_form_required;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Custom fields
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Checks answers against the product's attached custom fields (type, select options, number and
+ * date bounds, text lengths; with `enforceRequired`, required fields must be answered and required
+ * checkboxes checked). Unknown slugs are dropped. All problems at once, 422 at
+ * `body.custom_field_data.<slug>`.
+ */
+export function validateCustomFieldData(
+  product: Product,
+  data: Record<string, unknown>,
+  enforceRequired: boolean,
+): CustomFieldData {
+  const out: CustomFieldData = {};
+  const issues: ValidationIssue[] = [];
+  for (const attached of product.attachedCustomFields.getItems()) {
+    const field = attached.customField;
+    if (field.deletedAt) continue;
+    const slug = field.slug;
+    const loc = ['body', 'custom_field_data', slug];
+    const value = data[slug];
+    const fail = (msg: string, type = 'value_error') => issues.push({ type, loc, msg, input: value });
+    const empty = value === undefined || value === null || value === '';
+    if (empty) {
+      if (enforceRequired && attached.required) issues.push({ type: 'missing', loc, msg: 'Field required' });
+      else if (value !== undefined) out[slug] = null;
+      continue;
+    }
+    const props = field.properties;
+    switch (field.type) {
+      case 'text': {
+        if (typeof value !== 'string') {
+          fail('Input should be a valid string', 'string_type');
+          break;
+        }
+        if (props.min_length != null && value.length < props.min_length) {
+          fail(`String should have at least ${props.min_length} characters`, 'string_too_short');
+        } else if (props.max_length != null && value.length > props.max_length) {
+          fail(`String should have at most ${props.max_length} characters`, 'string_too_long');
+        } else out[slug] = value;
+        break;
+      }
+      case 'number': {
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+          fail('Input should be a valid integer', 'int_type');
+          break;
+        }
+        if (props.ge != null && value < props.ge) fail(`Input should be greater than or equal to ${props.ge}`, 'greater_than_equal');
+        else if (props.le != null && value > props.le) fail(`Input should be less than or equal to ${props.le}`, 'less_than_equal');
+        else out[slug] = value;
+        break;
+      }
+      case 'date': {
+        const ok = typeof value === 'string' && (ISO_DATE.test(value) || ISO_DATETIME.test(value)) && !Number.isNaN(Date.parse(value));
+        if (!ok) {
+          fail('Input should be a valid date or datetime', 'date_type');
+          break;
+        }
+        const seconds = Math.floor(Date.parse(value as string) / 1000);
+        if (props.ge != null && seconds < props.ge) fail(`Date should be on or after ${new Date(props.ge * 1000).toISOString()}`, 'greater_than_equal');
+        else if (props.le != null && seconds > props.le) fail(`Date should be on or before ${new Date(props.le * 1000).toISOString()}`, 'less_than_equal');
+        else out[slug] = value as string;
+        break;
+      }
+      case 'checkbox': {
+        if (typeof value !== 'boolean') fail('Input should be a valid boolean', 'bool_type');
+        else if (enforceRequired && attached.required && !value) fail('This box must be checked', 'value_error');
+        else out[slug] = value;
+        break;
+      }
+      case 'select': {
+        const options = props.options ?? [];
+        if (typeof value !== 'string' || !options.some((o) => o.value === value)) {
+          fail(`Input should be ${options.map((o) => `'${o.value}'`).join(', ')}`, 'enum');
+        } else out[slug] = value;
+        break;
+      }
+    }
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+  return out;
+}
+
+/** Keeps only the answers that belong to `product`'s fields (after a product switch). */
+function keepAnswersFor(product: Product, data: CustomFieldData): CustomFieldData {
+  const slugs = new Set(product.attachedCustomFields.getItems().map((a) => a.customField.slug));
+  return Object.fromEntries(Object.entries(data).filter(([k]) => slugs.has(k)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+interface Selection {
+  organizationId: string;
+  products: Product[];
+  product: Product;
+  price: ProductPrice;
+}
+
+async function loadProducts(em: EntityManager, ids: string[], orgIds: string[]): Promise<Map<string, Product>> {
+  const found = ids.length
+    ? await em.find(Product, { id: { $in: ids }, organization: { $in: orgIds } }, { populate: PRODUCT_POPULATE })
+    : [];
+  return new Map(found.map((p) => [p.id, p]));
+}
+
+/** Resolves `product_price_id` | `product_id` | `products` to products of one organization and the selected price. */
+async function resolveSelection(em: EntityManager, orgIds: string[], input: CheckoutCreate): Promise<Selection> {
+  if (input.product_price_id) {
+    const loc = ['body', 'product_price_id'];
+    const price = await em.findOne(ProductPrice, { id: input.product_price_id, product: { organization: { $in: orgIds } } });
+    if (!price) throw fieldError(loc, 'Price does not exist.', 'value_error', input.product_price_id);
+    const product = (await loadProducts(em, [price.product.id], orgIds)).get(price.product.id)!;
+    if (price.isArchived || product.isArchived) throw fieldError(loc, 'Price is archived.', 'value_error', input.product_price_id);
+    return { organizationId: product.organization.id, products: [product], product, price };
+  }
+  const ids = input.product_id ? [input.product_id] : [...new Set(input.products!)];
+  const byId = await loadProducts(em, ids, orgIds);
+  const issues: ValidationIssue[] = [];
+  const at = (i: number): Loc => (input.product_id ? ['body', 'product_id'] : ['body', 'products', i]);
+  ids.forEach((id, i) => {
+    const p = byId.get(id);
+    if (!p) issues.push({ type: 'value_error', loc: at(i), msg: 'Product does not exist.', input: id });
+    else if (p.isArchived) issues.push({ type: 'value_error', loc: at(i), msg: 'Product is archived.', input: id });
+    else if (!defaultPrice(p)) issues.push({ type: 'value_error', loc: at(i), msg: 'Product has no price.', input: id });
+  });
+  if (issues.length) throw new RequestValidationError(issues);
+  const products = ids.map((id) => byId.get(id)!);
+  const organizationId = products[0]!.organization.id;
+  const other = products.findIndex((p) => p.organization.id !== organizationId);
+  if (other >= 0) throw fieldError(at(other), 'All products must belong to the same organization.', 'value_error', ids[other]);
+  return { organizationId, products, product: products[0]!, price: defaultPrice(products[0]!)! };
+}
+
+export interface CheckoutSettings {
+  ttlSeconds: number;
+}
+
+function newCheckout(
+  em: EntityManager,
+  sel: Selection,
+  settings: CheckoutSettings,
+  fields: Partial<Checkout>,
+): Checkout {
+  const now = new Date();
+  const c = em.create(Checkout, {
+    organization: em.getReference(Organization, sel.organizationId),
+    status: 'open',
+    clientSecret: randomToken(CHECKOUT_SECRET_PREFIX, 32),
+    // Exactly created_at + the configured lifetime.
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + settings.ttlSeconds * 1000),
+    paymentProcessor: 'stripe',
+    paymentProcessorMetadata: {},
+    product: sel.product,
+    productPrice: sel.price,
+    allowDiscountCodes: true,
+    customFieldData: {},
+    customerMetadata: {},
+    metadata: {},
+    ...fields,
+  });
+  for (const p of sel.products) c.products.add(p);
+  return c;
+}
+
+/** `POST /v1/checkouts/`: a new open checkout (not flushed). */
+export async function createCheckout(
+  em: EntityManager,
+  principal: Principal,
+  input: CheckoutCreate,
+  settings: CheckoutSettings,
+): Promise<Checkout> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const sel = await resolveSelection(em, orgIds, input);
+  const organizationId = sel.organizationId;
+
+  let customer: Customer | null = null;
+  if (input.customer_id) {
+    customer = await em.findOne(Customer, { id: input.customer_id, organization: organizationId, deletedAt: null });
+    if (!customer) throw fieldError(['body', 'customer_id'], 'Customer does not exist.', 'value_error', input.customer_id);
+  } else if (input.customer_external_id) {
+    customer = await em.findOne(Customer, { externalId: input.customer_external_id, organization: organizationId, deletedAt: null });
+  }
+
+  let discount: Discount | null = null;
+  if (input.discount_id) {
+    discount = await discountById(em, organizationId, input.discount_id);
+    await validateDiscount(em, discount, sel.product, sel.price, ['body', 'discount_id'], input.discount_id);
+  }
+
+  const customFieldData = input.custom_field_data ? validateCustomFieldData(sel.product, input.custom_field_data, false) : {};
+
+  const c = newCheckout(em, sel, settings, {
+    discount,
+    allowDiscountCodes: input.allow_discount_codes,
+    customFieldData,
+    customer,
+    customerExternalId: input.customer_external_id ?? customer?.externalId ?? null,
+    customerName: input.customer_name ?? customer?.name ?? null,
+    customerEmail: input.customer_email ?? customer?.email ?? null,
+    customerIpAddress: input.customer_ip_address ?? null,
+    customerBillingAddress: input.customer_billing_address ?? customer?.billingAddress ?? null,
+    customerTaxId: input.customer_tax_id ?? customer?.taxId?.[0] ?? null,
+    customerMetadata: input.customer_metadata ?? {},
+    metadata: input.metadata ?? {},
+    successUrl: input.success_url ?? null,
+    embedOrigin: input.embed_origin ?? null,
+    subscriptionId: input.subscription_id ?? null,
+  });
+  await recompute(em, c, input.amount);
+  return c;
+}
+
+export interface LinkPrefill {
+  customer_email?: string;
+  customer_name?: string;
+  discount_code?: string;
+  amount?: number;
+  customer_ip_address?: string | null;
+}
+
+/**
+ * A fresh checkout from a checkout link: its live products (the link's price first when it has
+ * one), discount (dropped silently when no longer redeemable or applicable), allow_discount_codes,
+ * success_url and metadata. Prefill that does not validate is ignored. Null when nothing is buyable.
+ */
+export async function createCheckoutFromLink(
+  em: EntityManager,
+  link: CheckoutLink,
+  prefill: LinkPrefill,
+  settings: CheckoutSettings,
+): Promise<Checkout | null> {
+  const organizationId = link.organization.id;
+  const products = link.products.getItems().filter((p) => !p.isArchived && defaultPrice(p));
+  if (!products.length) return null;
+  const chosen = link.productPrice;
+  let product = products[0]!;
+  let price = defaultPrice(product)!;
+  if (chosen && !chosen.isArchived) {
+    const owner = products.find((p) => p.id === chosen.product.id);
+    if (owner) {
+      product = owner;
+      price = owner.prices.getItems().find((p) => p.id === chosen.id) ?? price;
+    }
+  }
+  const sel: Selection = { organizationId, products, product, price };
+
+  let discount: Discount | null = null;
+  const candidates = [link.discount && !link.discount.deletedAt ? link.discount : null];
+  if (prefill.discount_code && link.allowDiscountCodes) candidates.unshift(await discountByCode(em, organizationId, prefill.discount_code));
+  for (const d of candidates) {
+    if (d && !notRedeemable(d) && (await appliesTo(em, d, product, price))) {
+      discount = d;
+      break;
+    }
+  }
+
+  const c = newCheckout(em, sel, settings, {
+    discount,
+    allowDiscountCodes: link.allowDiscountCodes,
+    customerEmail: prefill.customer_email ?? null,
+    customerName: prefill.customer_name ?? null,
+    customerIpAddress: prefill.customer_ip_address ?? null,
+    metadata: { ...link.metadata },
+    successUrl: link.successUrl ?? null,
+  });
+  try {
+    await recompute(em, c, prefill.amount);
+  } catch (err) {
+    if (!(err instanceof RequestValidationError)) throw err;
+    await recompute(em, c, null);
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update
+
+type AnyUpdate = CheckoutUpdate & Pick<CheckoutUpdatePublic, 'discount_code'>;
+
+/**
+ * Applies a seller (`mode: 'seller'`) or buyer (`mode: 'public'`) update to an open checkout whose
+ * relations are loaded (CHECKOUT_POPULATE), then recomputes the amounts. Not open → 403 NotOpenCheckout.
+ */
+export async function updateCheckout(
+  em: EntityManager,
+  c: Checkout,
+  input: AnyUpdate,
+  mode: 'seller' | 'public',
+): Promise<void> {
+  if (!isOpen(c)) throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
+  const organizationId = c.organization.id;
+  const previousPrice = c.productPrice;
+
+  // Product / price switch, within the checkout's products.
+  if (input.product_price_id) {
+    const loc = ['body', 'product_price_id'];
+    const owner = c.products.getItems().find((p) => p.prices.getItems().some((pr) => pr.id === input.product_price_id));
+    const price = owner?.prices.getItems().find((pr) => pr.id === input.product_price_id);
+    if (!owner || !price) throw fieldError(loc, 'Price is not available in this checkout.', 'value_error', input.product_price_id);
+    if (price.isArchived || owner.isArchived) throw fieldError(loc, 'Price is archived.', 'value_error', input.product_price_id);
+    if (input.product_id && input.product_id !== owner.id) {
+      throw fieldError(['body', 'product_id'], 'Product does not match product_price_id.', 'value_error', input.product_id);
+    }
+    c.product = owner;
+    c.productPrice = price;
+  } else if (input.product_id) {
+    const loc = ['body', 'product_id'];
+    const product = c.products.getItems().find((p) => p.id === input.product_id);
+    if (!product) throw fieldError(loc, 'Product is not available in this checkout.', 'value_error', input.product_id);
+    const price = defaultPrice(product);
+    if (product.isArchived || !price) throw fieldError(loc, 'Product is archived.', 'value_error', input.product_id);
+    if (product !== c.product) {
+      c.product = product;
+      c.productPrice = price;
+    }
+  }
+  const priceChanged = c.productPrice !== previousPrice;
+  if (priceChanged) c.customFieldData = keepAnswersFor(c.product, c.customFieldData);
+
+  // Discount: the seller's discount_id, or the buyer's code.
+  if (mode === 'seller' && input.discount_id !== undefined) {
+    if (input.discount_id === null) c.discount = null;
+    else {
+      const d = await discountById(em, organizationId, input.discount_id);
+      await validateDiscount(em, d, c.product, c.productPrice, ['body', 'discount_id'], input.discount_id);
+      c.discount = d;
+    }
+  } else if (priceChanged && c.discount && !(await appliesTo(em, c.discount, c.product, c.productPrice))) {
+    // A discount that does not apply to the newly chosen product is dropped.
+    c.discount = null;
+  }
+  if (mode === 'seller' && input.allow_discount_codes != null) c.allowDiscountCodes = input.allow_discount_codes;
+  if (mode === 'public' && input.discount_code !== undefined) {
+    const loc = ['body', 'discount_code'];
+    if (!c.allowDiscountCodes) throw fieldError(loc, 'Discount codes are not allowed on this checkout.', 'value_error', input.discount_code);
+    if (input.discount_code === null || input.discount_code === '') c.discount = null;
+    else {
+      const d = await discountByCode(em, organizationId, input.discount_code);
+      if (!d) throw fieldError(loc, 'Discount code does not exist.', 'value_error', input.discount_code);
+      await validateDiscount(em, d, c.product, c.productPrice, loc, input.discount_code);
+      c.discount = d;
+    }
+  }
+
+  if (input.custom_field_data != null) {
+    c.customFieldData = validateCustomFieldData(c.product, input.custom_field_data, mode === 'public');
+  }
+  if (input.customer_name !== undefined) c.customerName = input.customer_name;
+  if (input.customer_email !== undefined) c.customerEmail = input.customer_email;
+  if (input.customer_billing_address !== undefined) c.customerBillingAddress = input.customer_billing_address;
+  if (input.customer_tax_id !== undefined) c.customerTaxId = input.customer_tax_id;
+  if (mode === 'seller') {
+    if (input.metadata != null) c.metadata = input.metadata;
+    if (input.customer_metadata != null) c.customerMetadata = input.customer_metadata;
+    if (input.customer_ip_address !== undefined) c.customerIpAddress = input.customer_ip_address;
+    if (input.success_url !== undefined) c.successUrl = input.success_url;
+    if (input.embed_origin !== undefined) c.embedOrigin = input.embed_origin;
+  }
+
+  // A custom price keeps the amount asked for earlier unless a new one is given or the price changed.
+  const requested =
+    input.amount ?? (!priceChanged && c.productPrice.amountType === 'custom' ? (c.amount ?? null) : null);
+  await recompute(em, c, requested);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expiry
+
+/**
+ * Marks the checkout `expired` if it is still open and past `expires_at`, writing `checkout.updated`
+ * (idempotent; used by the expiry workflow's activity). `retryAt` when it is open but not yet due.
+ */
+export async function expireCheckoutById(
+  em: EntityManager,
+  checkoutId: string,
+  publicUrl: string,
+): Promise<{ status: string | null; retryAt: string | null }> {
+  return em.transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!c) return { status: null, retryAt: null };
+    if (c.status !== 'open') return { status: c.status, retryAt: null };
+    if (c.expiresAt.getTime() > Date.now()) return { status: c.status, retryAt: c.expiresAt.toISOString() };
+    c.status = 'expired';
+    await tx.flush();
+    await tx.populate(c, CHECKOUT_POPULATE);
+    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
+    await tx.flush();
+    return { status: 'expired', retryAt: null };
+  });
+}
