@@ -10,7 +10,6 @@ import { loadConfig } from '../api/src/config.ts';
 import { initOrm, migrate } from '../api/src/kit/db.ts';
 import {
   DATA_DIR,
-  dropDatabase,
   dropStaleTestDatabases,
   ensureDatabase,
   startBackingServices,
@@ -23,7 +22,8 @@ let running: Running[] = [];
 
 export default async function setup(_project: TestProject) {
   const base = loadConfig();
-  // One database per run, so runs on the same machine never share or drop each other's data.
+  // One migrated template database per run; each test file works on its own copy of it (tests/harness.ts),
+  // so files never see each other's rows, outbox events or workflows.
   const dbUrl = new URL(base.DATABASE_URL);
   const dbName = decodeURIComponent(dbUrl.pathname.slice(1));
   dbUrl.pathname = `/${dbName}_test_${process.pid}`;
@@ -46,7 +46,7 @@ export default async function setup(_project: TestProject) {
   process.env.WORKFLOW_BUNDLE_PATH = codePath;
 
   return async () => {
-    await dropDatabase(dbUrl.toString()).catch(() => {});
+    await dropStaleTestDatabases(base.DATABASE_URL, dbName, process.pid).catch(() => {});
     rmSync(codePath, { force: true });
     await stopAll(running);
   };

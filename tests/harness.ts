@@ -1,5 +1,5 @@
 /** Starts the real API (ephemeral port) and a worker on its own task queue for one test file. */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Worker } from '@temporalio/worker';
@@ -7,13 +7,23 @@ import { loadConfig } from '../api/src/config.ts';
 import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
 import { createApp } from '../api/src/app.ts';
 import { outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
+import { cloneDatabase, dropDatabase } from '../infra/src/services.ts';
 import { createWorker } from '../workers/src/worker.ts';
 import { startOutboxListener, type OutboxListener } from '../workers/src/outbox-listener.ts';
 
 export interface TestServer {
   url: string;
   deps: Deps;
+  /** The database this server uses (its own copy of the migrated template unless one was given). */
+  databaseUrl: string;
   close(): Promise<void>;
+}
+
+/** A fresh database with every migration applied: a copy of the run's template. */
+export async function createTestDatabase(): Promise<string> {
+  const template = process.env.DATABASE_URL_TEST!;
+  const name = `${decodeURIComponent(new URL(template).pathname.slice(1))}_${randomBytes(5).toString('hex')}`;
+  return cloneDatabase(template, name);
 }
 
 export function testConfig(overrides: Record<string, string> = {}) {
@@ -28,9 +38,17 @@ export function testConfig(overrides: Record<string, string> = {}) {
 }
 
 export async function startTestServer(
-  opts: { worker?: boolean; env?: Record<string, string>; configure?: Parameters<typeof createApp>[1] } = {},
+  opts: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    configure?: Parameters<typeof createApp>[1];
+    /** Share another server's database (e.g. two API replicas); by default each server gets its own. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestServer> {
-  const cfg = testConfig(opts.env);
+  const ownDatabase = !opts.databaseUrl;
+  const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
+  const cfg = testConfig({ ...opts.env, DATABASE_URL: databaseUrl });
   const deps = await createDeps(cfg, 'test');
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps, opts.configure).listen(0, '127.0.0.1', () => resolve(s));
@@ -48,6 +66,7 @@ export async function startTestServer(
   return {
     url,
     deps,
+    databaseUrl,
     async close() {
       await listener?.stop();
       if (worker) {
@@ -61,6 +80,7 @@ export async function startTestServer(
       }
       await new Promise((r) => server.close(r));
       await closeDeps(deps);
+      if (ownDatabase) await dropDatabase(databaseUrl).catch(() => {});
     },
   };
 }

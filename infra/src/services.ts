@@ -101,8 +101,11 @@ export async function ensureDatabase(databaseUrl: string, opts: { recreate?: boo
   }
 }
 
-/** Drops `<base>_test_<pid>` databases left by test runs whose process is gone. */
-export async function dropStaleTestDatabases(databaseUrl: string, base: string): Promise<void> {
+/**
+ * Drops `<base>_test_<pid>` databases (and their `_<suffix>` copies) left by test runs whose process is
+ * gone, or — with `pid` — every database of that run.
+ */
+export async function dropStaleTestDatabases(databaseUrl: string, base: string, pid?: number): Promise<void> {
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
@@ -110,11 +113,11 @@ export async function dropStaleTestDatabases(databaseUrl: string, base: string):
   try {
     const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${base}_test_%`]);
     for (const { datname } of rows) {
-      const pid = Number(datname.slice(base.length + 6));
+      const owner = Number(/^(\d+)/.exec(datname.slice(base.length + 6))?.[1]);
       let alive = false;
       try {
-        process.kill(pid, 0);
-        alive = true;
+        process.kill(owner, 0);
+        alive = owner !== pid;
       } catch {
         alive = false;
       }
@@ -123,6 +126,33 @@ export async function dropStaleTestDatabases(databaseUrl: string, base: string):
   } finally {
     await client.end();
   }
+}
+
+/** Creates `name` as a copy of the database in `templateUrl` (which must have no open connections); returns its URL. */
+export async function cloneDatabase(templateUrl: string, name: string): Promise<string> {
+  const template = decodeURIComponent(new URL(templateUrl).pathname.slice(1));
+  if (!/^[a-zA-Z0-9_]+$/.test(name) || !/^[a-zA-Z0-9_]+$/.test(template)) throw new Error('unsupported database name');
+  const admin = new URL(templateUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    // Copies from one template are serialised by PostgreSQL; a concurrent copy reports the template busy.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        break;
+      } catch (err) {
+        if (attempt >= 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(templateUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 export async function dropDatabase(databaseUrl: string): Promise<void> {

@@ -157,7 +157,7 @@ describe('rate limiting', () => {
   beforeAll(async () => {
     // Two API replicas on the same database.
     one = await startTestServer({ worker: false, env: { RATE_LIMIT_ENABLED: 'true' } });
-    two = await startTestServer({ worker: false, env: { RATE_LIMIT_ENABLED: 'true' } });
+    two = await startTestServer({ worker: false, env: { RATE_LIMIT_ENABLED: 'true' }, databaseUrl: one.databaseUrl });
   });
   afterAll(async () => {
     await one?.close();

@@ -7,7 +7,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../api/src/config.ts';
-import { isPortOpen } from '../../infra/src/services.ts';
+import { dropDatabase, isPortOpen } from '../../infra/src/services.ts';
+import { createTestDatabase } from '../harness.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -22,12 +23,13 @@ describe('npm start orchestration', () => {
   it('starts the API and worker, prints the URLs, and stops on Ctrl-C', async () => {
     const cfg = loadConfig();
     const port = await freePort();
+    const databaseUrl = await createTestDatabase();
     const child = spawn(path.resolve('node_modules/.bin/tsx'), ['infra/src/start.ts'], {
       env: {
         ...process.env,
         PORT: String(port),
         PUBLIC_URL: `http://127.0.0.1:${port}`,
-        DATABASE_URL: process.env.DATABASE_URL_TEST!,
+        DATABASE_URL: databaseUrl,
         TEMPORAL_ADDRESS: cfg.TEMPORAL_ADDRESS,
         S3_ENDPOINT: cfg.S3_ENDPOINT,
         SMTP_URL: cfg.SMTP_URL,
@@ -57,5 +59,6 @@ describe('npm start orchestration', () => {
     expect(await exited).toBe(130);
     expect(out).toContain('[stack] stopped');
     expect(await isPortOpen('127.0.0.1', port)).toBe(false);
+    await dropDatabase(databaseUrl);
   }, 180_000);
 });
