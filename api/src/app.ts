@@ -59,7 +59,15 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
     RequestContext.create(req.em, next);
   });
 
-  app.use(express.json({ limit: '1mb' }));
+  // Keep the raw bytes too: signed webhook bodies must be verified exactly as received.
+  app.use(
+    express.json({
+      limit: '1mb',
+      verify: (req, _res, buf) => {
+        (req as unknown as { rawBody: Buffer }).rawBody = buf;
+      },
+    }),
+  );
   app.use(passport.initialize());
 
   app.get('/healthz', async (_req, res) => {

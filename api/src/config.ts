@@ -75,6 +75,13 @@ export const configSchema = z
     /** An endpoint whose last N events all failed is disabled and its organization's members mailed. */
     WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(10),
 
+    /**
+     * Secret of the auth service's payments webhook receiver (`POST /api/auth/polar/webhooks`,
+     * Standard Webhooks signatures keyed with the UTF-8 bytes of the whole string). Unset: the route
+     * answers 404 "Webhooks not enabled".
+     */
+    POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
+
     /** Lifetime of a checkout session: it expires (status `expired`, 404 by client secret) this long after creation. */
     CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),
 

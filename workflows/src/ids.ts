@@ -9,3 +9,5 @@ export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: str
   `webhook-delivery:${outboxEventId}:${endpointId}`;
 /** One expiry timer per checkout session. */
 export const checkoutExpiryWorkflowId = (checkoutId: string) => `checkout-expiry:${checkoutId}`;
+/** Fulfilment of one confirmed checkout: order, subscription, benefits, receipt. */
+export const checkoutConfirmWorkflowId = (checkoutId: string) => `checkout-confirm:${checkoutId}`;

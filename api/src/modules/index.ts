@@ -37,10 +37,16 @@ import { routes as metricsRoutes } from './metrics/routes.ts';
 import { routes as repositoryRoutes } from './repositories/routes.ts';
 import { routes as sandboxRoutes } from './payments/routes.ts';
 import { sandboxEntities } from './payments/sandbox-entities.ts';
-import { Checkout } from './checkouts/entities.ts';
+import { Checkout, DiscountRedemption } from './checkouts/entities.ts';
+import { Order } from './orders/entities.ts';
+import { Subscription } from './subscriptions/entities.ts';
+import { PaymentMethod } from './payment-methods/entities.ts';
+import { routes as orderRoutes } from './orders/routes.ts';
+import { routes as subscriptionRoutes } from './subscriptions/routes.ts';
 import { TaxRate } from './tax-rates/entities.ts';
 import { routes as checkoutRoutes } from './checkouts/routes.ts';
 import { routes as taxRateRoutes } from './tax-rates/routes.ts';
+import { routes as customerPortalRoutes } from './customer-portal/routes.ts';
 
 export const allRoutes: RouteSpec[] = [
   ...organizationRoutes,
@@ -61,6 +67,9 @@ export const allRoutes: RouteSpec[] = [
   ...webhookRoutes,
   ...checkoutRoutes,
   ...taxRateRoutes,
+  ...customerPortalRoutes,
+  ...orderRoutes,
+  ...subscriptionRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
@@ -78,4 +87,5 @@ export const allEntities = [
   Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,
   Checkout, TaxRate,
+  DiscountRedemption, Order, Subscription, PaymentMethod,
 ];

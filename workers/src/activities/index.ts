@@ -3,11 +3,13 @@ import type { Deps } from '@emporia/api/src/deps.ts';
 import { createNotificationActivities } from './notifications.activities.ts';
 import { createWebhookActivities } from './webhooks.activities.ts';
 import { createCheckoutActivities } from './checkouts.activities.ts';
+import { createCheckoutConfirmActivities } from './checkout-confirm.activities.ts';
 
 export function createActivities(deps: Deps) {
   return {
     ...createNotificationActivities(deps),
     ...createWebhookActivities(deps),
     ...createCheckoutActivities(deps),
+    ...createCheckoutConfirmActivities(deps),
   };
 }

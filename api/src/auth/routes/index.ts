@@ -14,6 +14,7 @@ import { setBearerSecret } from '../strategies.ts';
 import { accountRoutes } from './account.ts';
 import { coreRoutes } from './core.ts';
 import { organizationRoutes } from './organization.ts';
+import { paymentsRoutes } from './payments.ts';
 
 export function authRouter(deps: Deps): Router {
   const { cfg } = deps;
@@ -42,6 +43,7 @@ export function authRouter(deps: Deps): Router {
   coreRoutes(router, deps);
   accountRoutes(router, deps);
   organizationRoutes(router, deps);
+  paymentsRoutes(router, deps);
 
   router.use((_req, _res, next) => next(AUTH_ERRORS.NOT_FOUND()));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -3,12 +3,14 @@
  * through a capability URL (`client_secret`, `polar_c_…`). Amounts are integers in minor units of
  * `currency`, recomputed by the pricing module on every change; a free price has no amounts.
  */
+import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { baseProperties, type Metadata } from '../../kit/entity.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer, type BillingAddress } from '../customers/entities.ts';
+import type { ProcessorPaymentMethod } from '../payments/processor.ts';
 
 export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', 'failed'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
@@ -67,6 +69,27 @@ export const Checkout = defineEntity({
     embedOrigin: p.text().nullable(),
     /** A subscription to upgrade (stored only, for now). */
     subscriptionId: p.uuid().nullable(),
+    /** Set on confirmation: the processor's charge (null when nothing was charged). */
+    processorChargeId: p.string().nullable(),
+    /** Set on confirmation when the processor saved the card for later charges (recurring products). */
+    processorPaymentMethod: p.json<ProcessorPaymentMethod>().nullable(),
   },
 });
 export type Checkout = InferEntity<typeof Checkout>;
+
+/**
+ * One reserved redemption of a discount by a checkout (unique per checkout). Reserved on confirmation
+ * together with `discounts.redemptions_count`, under the discount's row lock; released (deleted,
+ * count decremented) when the confirmation fails.
+ */
+export const DiscountRedemption = defineEntity({
+  name: 'DiscountRedemption',
+  tableName: 'discount_redemptions',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    discount: () => p.manyToOne(Discount).deleteRule('cascade').index(),
+    checkout: () => p.manyToOne(Checkout).deleteRule('cascade').unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type DiscountRedemption = InferEntity<typeof DiscountRedemption>;

@@ -1,10 +1,11 @@
 /**
  * /v1/checkouts: the seller's create, list, read and update (`checkouts:read|write`), and the
  * buyer's read and update by client secret (no credentials: the secret is a capability URL).
- * Confirmation arrives with the payments part of the checkout issue.
+ * The buyer's confirmation (`POST /v1/checkouts/client/{client_secret}/confirm`) charges and hands
+ * the rest to the `checkout-confirm:<id>` workflow (confirm.ts).
  */
 import { z } from 'zod/v4';
-import { checkoutExpiryWorkflowId } from '@emporia/workflows/ids';
+import { checkoutConfirmWorkflowId, checkoutExpiryWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
@@ -23,6 +24,7 @@ import {
   serializeCheckout,
   serializeCheckoutPublic,
 } from './schemas.ts';
+import { checkoutConfirmSchema, checkoutConfirmedSchema, confirmCheckout } from './confirm.ts';
 import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:read'] };
@@ -189,6 +191,31 @@ export const routes: RouteSpec[] = [
         await flushUpdated(tx, c, deps.cfg.PUBLIC_URL);
         return serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL);
       });
+      return result;
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/checkouts/client/:client_secret/confirm',
+    summary: 'Confirm a checkout session by its client secret: pay and start fulfilment (no credentials)',
+    tags: ['checkouts'],
+    auth: 'public',
+    params: secretParams,
+    body: checkoutConfirmSchema,
+    response: checkoutConfirmedSchema,
+    async handler({ params, body, em, deps }) {
+      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+        const { checkout: c, customerSessionToken } = await confirmCheckout(tx, deps, params.client_secret, body);
+        after(() =>
+          deps.temporal.workflow.start('checkoutConfirmWorkflow', {
+            taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+            workflowId: checkoutConfirmWorkflowId(c.id),
+            args: [{ checkoutId: c.id }],
+          }),
+        );
+        return { ...serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL), customer_session_token: customerSessionToken };
+      });
+      await afterCommit();
       return result;
     },
   }),

@@ -113,7 +113,7 @@ function discountTerms(d: Discount): DiscountTerms {
 }
 
 /** Redeemable now: live, started, not ended, redemptions left. Returns why not, or null. */
-function notRedeemable(d: Discount, now = new Date()): string | null {
+export function notRedeemable(d: Discount, now = new Date()): string | null {
   if (d.deletedAt) return 'Discount does not exist.';
   if (d.startsAt && d.startsAt.getTime() > now.getTime()) return 'Discount is not redeemable yet.';
   if (d.endsAt && d.endsAt.getTime() < now.getTime()) return 'Discount has ended.';

@@ -30,6 +30,8 @@ export const Customer = defineEntity({
     /** The user account this customer is linked to, when the buyer has one. */
     userId: p.uuid().nullable(),
     deletedAt: p.datetime().nullable(),
+    /** The customer at the payment processor (saved cards hang off it); created on first payment. */
+    processorCustomerId: p.string().nullable(),
   },
   indexes: [
     {

@@ -7,6 +7,9 @@ import { Organization } from '../organizations/entities.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Customer } from './entities.ts';
+import { BenefitGrant } from '../benefits/grants.ts';
+import { Subscription } from '../subscriptions/entities.ts';
+import { serializeStateSubscription } from '../subscriptions/schemas.ts';
 import { serializeCustomer, type CustomerCreate, type CustomerUpdate } from './schemas.ts';
 
 const EMAIL_TAKEN = 'A customer with this email address already exists.';
@@ -112,13 +115,33 @@ export interface CustomerStateParts {
 }
 
 /**
- * What the customer currently has.
- * TODO(benefit grants, subscriptions): fill `granted_benefits` from the customer's granted benefit
- * grants and `active_subscriptions` from their active subscriptions once those modules exist. This is
- * the one hook the state routes (and `customer.state_changed`) read from.
+ * What the customer currently has: active subscriptions (status `active`, the only one the SDK's
+ * customer state accepts) and granted, unrevoked benefit grants of live benefits. The one hook the
+ * state routes (and `customer.state_changed`) read from.
  */
 export async function customerState(em: EntityManager, customer: Customer): Promise<CustomerStateParts> {
-  void em;
-  void customer;
-  return { active_subscriptions: [], granted_benefits: [] };
+  const [subscriptions, grants] = await Promise.all([
+    em.find(
+      Subscription,
+      { customer: customer.id, status: 'active' },
+      { populate: ['product', 'price', 'discount'], orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] },
+    ),
+    em.find(
+      BenefitGrant,
+      { customer: customer.id, grantedAt: { $ne: null }, revokedAt: null, benefit: { deletedAt: null } },
+      { populate: ['benefit'], orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }] },
+    ),
+  ]);
+  return {
+    active_subscriptions: subscriptions.map(serializeStateSubscription),
+    granted_benefits: grants.map((g) => ({
+      id: g.id,
+      created_at: g.createdAt.toISOString(),
+      modified_at: g.modifiedAt?.toISOString() ?? null,
+      granted_at: g.grantedAt!.toISOString(),
+      benefit_id: g.benefit.id,
+      benefit_type: g.benefit.type,
+      properties: g.properties,
+    })),
+  };
 }

@@ -1,9 +1,14 @@
-/** License key rules: key format, expiry arithmetic, issuing a key for a grant. Never commits. */
+/**
+ * License key rules: key format, expiry arithmetic, issuing a key for a grant, and the public
+ * validate / activate / deactivate calls. Never commits.
+ */
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
+import { BadRequest, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
 import type { Benefit } from '../benefits/entities.ts';
 import type { Customer } from '../customers/entities.ts';
-import { LicenseKey } from './entities.ts';
+import { LicenseKey, LicenseKeyActivation } from './entities.ts';
 
 export type Timeframe = 'year' | 'month' | 'day';
 
@@ -76,4 +81,119 @@ export function issueLicenseKey(em: EntityManager, input: { customer: Customer; 
     lastValidatedAt: null,
     ...licenseKeyLimits(props),
   });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Public license key calls (validate, activate, deactivate): key + organization id, no credentials.
+// Each runs on the caller's transaction and locks the key's row, so concurrent activations never
+// exceed the limit and concurrent validations never lose a usage increment.
+
+export interface LicenseKeyValidateInput {
+  key: string;
+  organization_id: string;
+  activation_id?: string | null;
+  benefit_id?: string | null;
+  customer_id?: string | null;
+  increment_usage?: number | null;
+  conditions?: Record<string, unknown> | null;
+}
+
+export interface LicenseKeyActivateInput {
+  key: string;
+  organization_id: string;
+  label: string;
+  conditions?: Record<string, unknown> | null;
+  meta?: Record<string, unknown> | null;
+}
+
+export interface LicenseKeyDeactivateInput {
+  key: string;
+  organization_id: string;
+  activation_id: string;
+}
+
+/** The key of the organization, locked for update, with its customer; 404 when unknown. */
+export async function lockLicenseKeyByKey(em: EntityManager, organizationId: string, key: string): Promise<LicenseKey> {
+  const found = await em.findOne(
+    LicenseKey,
+    { organization: organizationId, key },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['customer'] },
+  );
+  if (!found) throw ResourceNotFound('License key not found.');
+  return found;
+}
+
+async function liveActivation(em: EntityManager, key: LicenseKey, activationId: string): Promise<LicenseKeyActivation> {
+  const activation = await em.findOne(LicenseKeyActivation, { id: activationId, licenseKey: key, deletedAt: null });
+  if (!activation) throw ResourceNotFound('License key activation not found.');
+  return activation;
+}
+
+/** Same keys and values, key order ignored. */
+function sameConditions(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const norm = (o: Record<string, unknown>) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return norm(a) === norm(b);
+}
+
+/**
+ * Validates a key: granted, not expired, the activation (and its conditions), benefit and customer
+ * match, else 404; `increment_usage` beyond `limit_usage` is a 400. On success the validation is
+ * counted, `last_validated_at` set and the usage added.
+ */
+export async function validateLicenseKey(
+  em: EntityManager,
+  input: LicenseKeyValidateInput,
+  now = new Date(),
+): Promise<{ key: LicenseKey; activation: LicenseKeyActivation | null }> {
+  const key = await lockLicenseKeyByKey(em, input.organization_id, input.key);
+  if (key.status !== 'granted') throw ResourceNotFound('License key is no longer active.');
+  if (key.expiresAt && now >= key.expiresAt) throw ResourceNotFound('License key has expired.');
+  let activation: LicenseKeyActivation | null = null;
+  if (input.activation_id) {
+    activation = await liveActivation(em, key, input.activation_id);
+    if (Object.keys(activation.conditions).length && !sameConditions(activation.conditions, input.conditions ?? {})) {
+      throw ResourceNotFound('License key does not match required conditions');
+    }
+  }
+  if (input.benefit_id && input.benefit_id !== key.benefit.id) {
+    throw ResourceNotFound('License key does not match given benefit.');
+  }
+  if (input.customer_id && input.customer_id !== key.customer.id) {
+    throw ResourceNotFound('License key does not match given user.');
+  }
+  const increment = input.increment_usage ?? 0;
+  if (increment && key.limitUsage != null) {
+    const remaining = key.limitUsage - key.usage;
+    if (increment > remaining) throw BadRequest(`License key only has ${remaining} more usages.`);
+  }
+  key.validations += 1;
+  key.lastValidatedAt = now;
+  if (increment) key.usage += increment;
+  return { key, activation };
+}
+
+/** Activates a key on one more machine; 403 when the key is not active, takes no activations or is full. */
+export async function activateLicenseKey(em: EntityManager, input: LicenseKeyActivateInput, now = new Date()) {
+  const key = await lockLicenseKeyByKey(em, input.organization_id, input.key);
+  if (key.status !== 'granted') throw NotPermitted('License key is no longer active.');
+  if (key.expiresAt && now >= key.expiresAt) throw NotPermitted('License key has expired.');
+  if (!key.limitActivations) throw NotPermitted('This license key does not support activations.');
+  const live = await em.count(LicenseKeyActivation, { licenseKey: key, deletedAt: null });
+  if (live >= key.limitActivations) throw NotPermitted('License key activation limit already reached');
+  const activation = em.create(LicenseKeyActivation, {
+    licenseKey: key,
+    label: input.label,
+    meta: input.meta ?? {},
+    conditions: input.conditions ?? {},
+    deletedAt: null,
+  });
+  return { key, activation };
+}
+
+/** Deactivates (soft-deletes) one live activation of the key; 404 when unknown or already deactivated. */
+export async function deactivateLicenseKey(em: EntityManager, input: LicenseKeyDeactivateInput, now = new Date()) {
+  const key = await lockLicenseKeyByKey(em, input.organization_id, input.key);
+  const activation = await liveActivation(em, key, input.activation_id);
+  activation.deletedAt = now;
+  return { key, activation };
 }

@@ -63,16 +63,21 @@ function chargeOutcome(outcome: CardOutcome) {
   return outcome === 'succeed' ? null : DECLINES[outcome];
 }
 
-export function createSandboxProcessor(orm: MikroORM): PaymentProcessor {
+/**
+ * `orm` may be a factory: the configured processor gets its own small connection pool, as a remote
+ * service would, so callers holding a transaction while they charge can never starve it.
+ */
+export function createSandboxProcessor(orm: MikroORM | (() => Promise<MikroORM>)): PaymentProcessor {
+  const fork = async () => (typeof orm === 'function' ? await orm() : orm).em.fork();
   /** Runs `fn` in a transaction; a concurrent duplicate of the same idempotency key returns the stored row. */
   async function idempotent<T>(fn: (em: EntityManager) => Promise<T>, replay: (em: EntityManager) => Promise<T | null>): Promise<T> {
-    const existing = await replay(orm.em.fork());
+    const existing = await replay(await fork());
     if (existing) return existing;
     try {
-      return await orm.em.fork().transactional((em) => fn(em));
+      return await (await fork()).transactional((em) => fn(em));
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) {
-        const again = await replay(orm.em.fork());
+        const again = await replay(await fork());
         if (again) return again;
       }
       throw err;
@@ -225,7 +230,7 @@ export function createSandboxProcessor(orm: MikroORM): PaymentProcessor {
     },
 
     async detachPaymentMethod(paymentMethodId) {
-      await orm.em.fork().nativeUpdate(SandboxPaymentMethod, { id: paymentMethodId, detachedAt: null }, { detachedAt: new Date() });
+      await (await fork()).nativeUpdate(SandboxPaymentMethod, { id: paymentMethodId, detachedAt: null }, { detachedAt: new Date() });
     },
   };
 }

@@ -1,0 +1,107 @@
+/**
+ * Customer portal rules: everything is read and written as the customer of the session
+ * (`principal.customerId`). Never commits.
+ */
+import type { EntityManager } from '../../kit/db.ts';
+import { fieldError, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
+import type { CustomerPrincipal } from '../../kit/principals.ts';
+import { Customer } from '../customers/entities.ts';
+import { TAX_ID_FORMATS } from '../customers/schemas.ts';
+import { updateCustomer } from '../customers/service.ts';
+import { BenefitGrant } from '../benefits/grants.ts';
+import type { CustomerBenefitGrantUpdate, PortalCustomerUpdate } from './schemas.ts';
+
+export const GRANT_POPULATE = ['customer', 'benefit', 'benefit.organization'] as const;
+
+/** The session's customer (live: a deleted customer's sessions do not resolve). */
+export async function sessionCustomer(em: EntityManager, principal: CustomerPrincipal): Promise<Customer> {
+  const c = await em.findOne(Customer, { id: principal.customerId, deletedAt: null }, { populate: ['organization'] });
+  if (!c) throw ResourceNotFound('Customer not found');
+  return c;
+}
+
+const EU_VAT = new Set(
+  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
+);
+/** The tax id format a plain tax id takes in a country (the VAT / business number most used there). */
+const COUNTRY_TAX_ID: Record<string, (typeof TAX_ID_FORMATS)[number]> = {
+  AD: 'ad_nrt', AE: 'ae_trn', AR: 'ar_cuit', AU: 'au_abn', BH: 'bh_vat', BO: 'bo_tin', BR: 'br_cnpj', CA: 'ca_bn',
+  CH: 'ch_vat', CL: 'cl_tin', CN: 'cn_tin', CO: 'co_nit', CR: 'cr_tin', DO: 'do_rcn', EC: 'ec_ruc', EG: 'eg_tin',
+  GB: 'gb_vat', GE: 'ge_vat', HK: 'hk_br', ID: 'id_npwp', IL: 'il_vat', IN: 'in_gst', IS: 'is_vat', JP: 'jp_trn',
+  KE: 'ke_pin', KR: 'kr_brn', KZ: 'kz_bin', LI: 'li_uid', MX: 'mx_rfc', MY: 'my_sst', NG: 'ng_tin', NO: 'no_vat',
+  NZ: 'nz_gst', OM: 'om_vat', PE: 'pe_ruc', PH: 'ph_tin', RS: 'rs_pib', RU: 'ru_inn', SA: 'sa_vat', SG: 'sg_gst',
+  SV: 'sv_nit', TH: 'th_vat', TR: 'tr_tin', TW: 'tw_vat', UA: 'ua_vat', US: 'us_ein', UY: 'uy_ruc', VE: 've_rif',
+  VN: 'vn_tin', ZA: 'za_vat',
+};
+
+/**
+ * `[value, format]` for a plain tax id in the billing country: separators dropped, upper-cased; EU
+ * VAT numbers carry their country prefix (Greece: EL). 422 on `body.tax_id` when it cannot be read.
+ */
+export function normalizeTaxId(raw: string, country: string | null | undefined): [string, (typeof TAX_ID_FORMATS)[number]] {
+  if (!country) throw fieldError(['body', 'tax_id'], 'Country is required to validate tax ID.', 'value_error', raw);
+  let value = raw.replace(/[\s.\-/]/g, '').toUpperCase();
+  let format: (typeof TAX_ID_FORMATS)[number] | undefined = COUNTRY_TAX_ID[country];
+  if (EU_VAT.has(country)) {
+    format = 'eu_vat';
+    const prefix = country === 'GR' ? 'EL' : country;
+    if (!value.startsWith(prefix)) value = `${prefix}${value}`;
+  }
+  if (!format || !/^[A-Z0-9]{4,30}$/.test(value)) {
+    throw fieldError(['body', 'tax_id'], 'Invalid tax ID.', 'value_error', raw);
+  }
+  return [value, format];
+}
+
+/** Applies a portal update (email, name, billing address, tax id) to the customer. */
+export async function updatePortalCustomer(em: EntityManager, c: Customer, input: PortalCustomerUpdate): Promise<void> {
+  const country = input.billing_address !== undefined ? input.billing_address?.country : c.billingAddress?.country;
+  const taxId = input.tax_id === undefined ? undefined : input.tax_id ? normalizeTaxId(input.tax_id, country) : null;
+  await updateCustomer(em, c, {
+    ...(input.email ? { email: input.email } : {}),
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.billing_address !== undefined ? { billing_address: input.billing_address } : {}),
+    ...(taxId !== undefined ? { tax_id: taxId } : {}),
+  });
+}
+
+/** A grant of the session's customer, with what the read model needs; 404 otherwise. */
+export async function findCustomerGrant(em: EntityManager, principal: CustomerPrincipal, id: string): Promise<BenefitGrant> {
+  const grant = await em.findOne(BenefitGrant, { id, customer: principal.customerId }, { populate: GRANT_POPULATE });
+  if (!grant) throw ResourceNotFound('Benefit grant not found');
+  return grant;
+}
+
+/**
+ * Updates a grant as its customer: only their own (any other customer's grant is 403, an unknown one
+ * 404), not a revoked one (403), `benefit_type` must match (422). Discord and GitHub grants name the
+ * customer's linked account (`properties.account_id`); it must be one of the customer's OAuth
+ * accounts (422 otherwise). Returns whether the grant changed.
+ */
+export async function updateCustomerGrant(
+  em: EntityManager,
+  principal: CustomerPrincipal,
+  id: string,
+  input: CustomerBenefitGrantUpdate,
+): Promise<{ grant: BenefitGrant; changed: boolean }> {
+  const grant = await em.findOne(BenefitGrant, { id }, { populate: GRANT_POPULATE });
+  if (!grant) throw ResourceNotFound('Benefit grant not found');
+  if (grant.customer.id !== principal.customerId) throw NotPermitted('You can only update your own benefit grants.');
+  if (grant.revokedAt != null) throw NotPermitted('Cannot update a revoked benefit grant.');
+  if (input.benefit_type !== grant.benefit.type) {
+    throw fieldError(['body', 'benefit_type'], `Benefit type must be '${grant.benefit.type}'.`, 'value_error', input.benefit_type);
+  }
+  if (input.benefit_type === 'discord' || input.benefit_type === 'github_repository') {
+    const accountId = input.properties.account_id;
+    // Customers cannot link OAuth accounts yet (`oauth_accounts` is always empty), so no id matches.
+    const linked: string[] = [];
+    if (!linked.includes(accountId)) {
+      throw fieldError(['body', 'properties', 'account_id'], 'OAuth account does not exist.', 'value_error', accountId);
+    }
+    if (grant.properties.account_id !== accountId) {
+      grant.properties = { ...grant.properties, account_id: accountId };
+      return { grant, changed: true };
+    }
+  }
+  return { grant, changed: false };
+}

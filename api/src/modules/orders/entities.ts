@@ -1,0 +1,48 @@
+/**
+ * Orders: one payment (or free acquisition) of a product price by a customer. Amounts are integers in
+ * minor units of `currency`: subtotal (before discount) − discount = net; net + tax = total. One
+ * order per checkout (unique `checkout_id`), which makes the checkout workflow's order step idempotent.
+ */
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { baseProperties, type Metadata } from '../../kit/entity.ts';
+import { Organization } from '../organizations/entities.ts';
+import { Product, ProductPrice } from '../products/entities.ts';
+import { Discount } from '../discounts/entities.ts';
+import { Customer, type BillingAddress } from '../customers/entities.ts';
+import { Checkout, type CustomFieldData } from '../checkouts/entities.ts';
+import { Subscription } from '../subscriptions/entities.ts';
+
+export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
+export type BillingReason = (typeof BILLING_REASONS)[number];
+
+export const Order = defineEntity({
+  name: 'Order',
+  tableName: 'orders',
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade').index(),
+    customer: () => p.manyToOne(Customer).deleteRule('cascade').index(),
+    product: () => p.manyToOne(Product).deleteRule('cascade').index(),
+    productPrice: () => p.manyToOne(ProductPrice).deleteRule('cascade').index(),
+    discount: () => p.manyToOne(Discount).nullable().deleteRule('set null').index(),
+    subscription: () => p.manyToOne(Subscription).nullable().deleteRule('set null').index(),
+    checkout: () => p.manyToOne(Checkout).nullable().deleteRule('set null').unique(),
+    status: p.enum(ORDER_STATUSES),
+    billingReason: p.enum(BILLING_REASONS),
+    subtotalAmount: p.integer(),
+    discountAmount: p.integer(),
+    netAmount: p.integer(),
+    taxAmount: p.integer(),
+    totalAmount: p.integer(),
+    refundedAmount: p.integer().default(0),
+    refundedTaxAmount: p.integer().default(0),
+    currency: p.string().length(3),
+    billingAddress: p.json<BillingAddress>().nullable(),
+    customFieldData: p.json<CustomFieldData>(),
+    metadata: p.json<Metadata>(),
+    processorChargeId: p.string().nullable(),
+  },
+});
+export type Order = InferEntity<typeof Order>;

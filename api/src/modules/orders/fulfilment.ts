@@ -1,0 +1,276 @@
+/**
+ * The steps of the `checkout-confirm:<checkout_id>` workflow, each idempotent and committing its own
+ * transaction: save the payment method, create the order (and the subscription), grant the
+ * product's benefits, mark the checkout succeeded; and the compensation when a step fails for good.
+ * Idempotency rests on unique constraints: one order and one subscription per checkout, one
+ * payment method per processor id, one grant per (customer, benefit, order | subscription).
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '../../kit/db.ts';
+import type { Logger } from '../../kit/logger.ts';
+import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
+import { strategyFor } from '../benefits/types/index.ts';
+import { BenefitActionUnavailable } from '../benefits/types/strategy.ts';
+import { Checkout } from '../checkouts/entities.ts';
+import { serializeCheckout } from '../checkouts/schemas.ts';
+import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
+import { releaseRedemption } from '../checkouts/confirm.ts';
+import { customerState } from '../customers/service.ts';
+import { serializeCustomer } from '../customers/schemas.ts';
+import { PaymentMethod } from '../payment-methods/entities.ts';
+import { savePaymentMethod } from '../payment-methods/service.ts';
+import type { PaymentProcessor } from '../payments/processor.ts';
+import { periodEnd } from '../pricing/index.ts';
+import { Subscription } from '../subscriptions/entities.ts';
+import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import { Order } from './entities.ts';
+import { ORDER_POPULATE, serializeOrder } from './schemas.ts';
+
+/** Step 1: the card the processor saved at confirmation, as a PaymentMethod (default if first). */
+export async function savePaymentMethodForCheckout(em: EntityManager, checkoutId: string, processor: string): Promise<string | null> {
+  return em.transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId });
+    if (!c?.processorPaymentMethod || !c.customer) return null;
+    const pm = await savePaymentMethod(tx, { customerId: c.customer.id, processor, method: c.processorPaymentMethod });
+    return pm.id;
+  });
+}
+
+export interface OrderStepResult {
+  orderId: string;
+  subscriptionId: string | null;
+}
+
+/**
+ * Step 2: the order (`purchase`, or `subscription_create` with an active subscription for a recurring
+ * product), amounts from the checkout; paid when charged or free. Writes order.created, order.paid,
+ * subscription.created, subscription.active. Null when the checkout is not confirmed.
+ */
+export async function createOrderForCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  processor: string,
+): Promise<OrderStepResult | null> {
+  return em.transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!c) return null;
+    const existing = await tx.findOne(Order, { checkout: c.id });
+    if (existing) return { orderId: existing.id, subscriptionId: existing.subscription?.id ?? null };
+    if (c.status !== 'confirmed' || !c.customer) return null;
+    await tx.populate(c, ['product', 'productPrice', 'discount', 'customer', 'organization']);
+    const now = new Date();
+    const interval = c.product.recurringInterval;
+    const currency = c.currency ?? c.productPrice.priceCurrency;
+    const discount = c.discount && c.isDiscountApplicable ? c.discount : null;
+
+    let sub: Subscription | null = null;
+    if (interval) {
+      const pm = c.processorPaymentMethod
+        ? await tx.findOne(PaymentMethod, { processor, processorId: c.processorPaymentMethod.id })
+        : null;
+      sub = tx.create(Subscription, {
+        organization: c.organization,
+        customer: c.customer,
+        product: c.product,
+        price: c.productPrice,
+        discount,
+        checkout: c,
+        amount: c.netAmount ?? 0,
+        currency,
+        recurringInterval: interval,
+        status: 'active',
+        currentPeriodStart: now,
+        currentPeriodEnd: periodEnd(now, interval),
+        cancelAtPeriodEnd: false,
+        canceledAt: null,
+        startedAt: now,
+        endsAt: null,
+        endedAt: null,
+        customerCancellationReason: null,
+        customerCancellationComment: null,
+        paymentMethod: pm,
+        metadata: { ...c.metadata },
+      });
+    }
+    const total = c.totalAmount ?? 0;
+    const order = tx.create(Order, {
+      organization: c.organization,
+      customer: c.customer,
+      product: c.product,
+      productPrice: c.productPrice,
+      discount,
+      subscription: sub,
+      checkout: c,
+      status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
+      billingReason: interval ? 'subscription_create' : 'purchase',
+      subtotalAmount: c.amount ?? 0,
+      discountAmount: c.discountAmount ?? 0,
+      netAmount: c.netAmount ?? 0,
+      taxAmount: c.taxAmount ?? 0,
+      totalAmount: total,
+      refundedAmount: 0,
+      refundedTaxAmount: 0,
+      currency,
+      billingAddress: c.customerBillingAddress ?? null,
+      customFieldData: { ...c.customFieldData },
+      metadata: { ...c.metadata },
+      processorChargeId: c.processorChargeId ?? null,
+    });
+    await tx.flush();
+    const orgId = c.organization.id;
+    if (sub) {
+      await tx.populate(sub, SUBSCRIPTION_POPULATE);
+      const data = serializeSubscription(sub);
+      emitEvent(tx, orgId, 'subscription.created', data);
+      emitEvent(tx, orgId, 'subscription.active', data);
+    }
+    await tx.populate(order, ORDER_POPULATE);
+    const data = serializeOrder(order);
+    emitEvent(tx, orgId, 'order.created', data);
+    if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
+    await tx.flush();
+    return { orderId: order.id, subscriptionId: sub?.id ?? null };
+  });
+}
+
+/**
+ * Step 3: one grant per benefit of the product, scoped to the subscription (recurring) or the order.
+ * Types whose side effect is not available yet (BenefitActionUnavailable) keep their grant row, not
+ * granted, and are logged. Writes benefit_grant.created for each new grant. Answers the granted count.
+ */
+export async function grantBenefitsForCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  scope: OrderStepResult,
+  log: Logger,
+): Promise<{ granted: number; pending: number }> {
+  const c = await em.fork().findOne(Checkout, { id: checkoutId }, { populate: ['product.productBenefits.benefit', 'customer'] });
+  if (!c?.customer) return { granted: 0, pending: 0 };
+  const where = scope.subscriptionId
+    ? { subscriptionId: scope.subscriptionId, orderId: null }
+    : { subscriptionId: null, orderId: scope.orderId };
+  let granted = 0;
+  let pending = 0;
+  for (const pb of c.product.productBenefits.getItems()) {
+    if (pb.benefit.deletedAt) continue;
+    const benefitId = pb.benefit.id;
+    const customerId = c.customer.id;
+    const ok = await em.fork().transactional(async (tx) => {
+      let g = await tx.findOne(
+        BenefitGrant,
+        { customer: customerId, benefit: benefitId, ...where },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      const isNew = !g;
+      g ??= tx.create(BenefitGrant, {
+        customer: customerId,
+        benefit: benefitId,
+        ...where,
+        grantedAt: null,
+        revokedAt: null,
+        properties: {},
+      });
+      await tx.populate(g, ['customer', 'benefit']);
+      if (g.grantedAt) return true;
+      let done = false;
+      try {
+        g.properties = await strategyFor(g.benefit.type).grant({ em: tx }, { benefit: g.benefit, customer: g.customer, grantProperties: g.properties });
+        g.grantedAt = new Date();
+        g.revokedAt = null;
+        done = true;
+      } catch (err) {
+        if (!(err instanceof BenefitActionUnavailable)) throw err;
+        log.warn({ checkoutId, benefitId, type: g.benefit.type }, `benefit not granted: ${err.message}`);
+      }
+      await tx.flush();
+      if (isNew) emitEvent(tx, g.benefit.organization.id, 'benefit_grant.created', serializeBenefitGrant(g));
+      await tx.flush();
+      return done;
+    });
+    if (ok) granted++;
+    else pending++;
+  }
+  return { granted, pending };
+}
+
+/** Step 4: checkout `succeeded`, with checkout.updated and customer.state_changed. Idempotent. */
+export async function markCheckoutSucceeded(em: EntityManager, checkoutId: string, publicUrl: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!c || c.status !== 'confirmed') return;
+    c.status = 'succeeded';
+    await tx.flush();
+    await tx.populate(c, CHECKOUT_POPULATE);
+    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
+    if (c.customer) {
+      emitEvent(tx, c.organization.id, 'customer.state_changed', {
+        ...serializeCustomer(c.customer),
+        ...(await customerState(tx, c.customer)),
+      });
+    }
+    await tx.flush();
+  });
+}
+
+/** The receipt mail for a fulfilled checkout, or null when there is nothing to send. */
+export async function receiptFor(em: EntityManager, checkoutId: string) {
+  const order = await em.findOne(Order, { checkout: checkoutId }, { populate: ['customer', 'product', 'organization'] });
+  if (!order) return null;
+  const money = (n: number) => `${order.currency.toUpperCase()} ${(n / 100).toFixed(2)}`;
+  const lines = [
+    `Thank you for your purchase from ${order.organization.name}.`,
+    '',
+    `Product: ${order.product.name}${order.subscription ? ` (every ${order.product.recurringInterval})` : ''}`,
+    `Subtotal: ${money(order.subtotalAmount)}`,
+    ...(order.discountAmount ? [`Discount: -${money(order.discountAmount)}`] : []),
+    ...(order.taxAmount ? [`Tax: ${money(order.taxAmount)}`] : []),
+    `Total: ${money(order.totalAmount)}`,
+    '',
+    `Order id: ${order.id}`,
+  ];
+  return {
+    organizationId: order.organization.id,
+    recipient: order.customer.email,
+    subject: `Your receipt from ${order.organization.name}: ${order.product.name}`,
+    text: `${lines.join('\n')}\n`,
+  };
+}
+
+/**
+ * Compensation after a step failed for good: refund the charge in full (idempotent by key), release
+ * the discount redemption, mark the order refunded (if it exists) and the checkout `failed`.
+ */
+export async function compensateCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  processor: PaymentProcessor,
+  publicUrl: string,
+): Promise<{ refunded: boolean }> {
+  const c0 = await em.fork().findOne(Checkout, { id: checkoutId });
+  if (!c0) return { refunded: false };
+  let refunded = false;
+  if (c0.processorChargeId && (c0.totalAmount ?? 0) > 0) {
+    await processor.refund({ chargeId: c0.processorChargeId, amount: c0.totalAmount!, idempotencyKey: `checkout:${checkoutId}:refund` });
+    refunded = true;
+  }
+  await em.fork().transactional(async (tx) => {
+    await releaseRedemption(tx, checkoutId);
+    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!c) return;
+    const order = await tx.findOne(Order, { checkout: checkoutId });
+    if (order && refunded && order.status !== 'refunded') {
+      order.status = 'refunded';
+      order.refundedAmount = order.netAmount;
+      order.refundedTaxAmount = order.taxAmount;
+    }
+    if (c.status !== 'failed') {
+      c.status = 'failed';
+      await tx.flush();
+      await tx.populate(c, CHECKOUT_POPULATE);
+      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
+    }
+    await tx.flush();
+  });
+  return { refunded };
+}

@@ -1,0 +1,324 @@
+/**
+ * Checkout confirmation end to end: the buyer's confirm through `@polar-sh/sdk` 0.29.3 charges the
+ * sandbox processor, the checkout-confirm workflow creates the order (and subscription), grants the
+ * benefits and mails the receipt; declines, concurrent confirms, discount limits, free products and
+ * tenant isolation.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Polar } from '@polar-sh/sdk';
+import { PaymentError } from '@polar-sh/sdk/models/errors/paymenterror.js';
+import { AlreadyActiveSubscriptionError } from '@polar-sh/sdk/models/errors/alreadyactivesubscriptionerror.js';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { DiscountRedemption } from '../../api/src/modules/checkouts/entities.ts';
+import { Order } from '../../api/src/modules/orders/entities.ts';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
+import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
+import { startTestServer, waitForMail, type TestServer } from '../harness.ts';
+import { createProduct } from '../checkouts/helpers.ts';
+import { buyer, call, confirmRaw, confirmSeller, fulfilled, newCheckout, until, type Seller } from './helpers.ts';
+
+let srv: TestServer;
+let a: Seller;
+let b: Seller;
+let pub: Polar;
+
+beforeAll(async () => {
+  // A confirm in flight holds its transaction while the sandbox processor writes in its own: the
+  // concurrency tests need more than the default test pool of 4 connections.
+  // API and worker share one pool in tests; concurrent confirms hold connections while they wait on the discount row lock.
+  srv = await startTestServer({ env: { DATABASE_POOL_MAX: '24' } });
+  a = await confirmSeller(srv);
+  b = await confirmSeller(srv);
+  pub = new Polar({ serverURL: srv.url });
+});
+afterAll(async () => {
+  await srv?.close();
+});
+
+const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+const fixed = (amount: number) => [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }];
+
+async function charges(checkoutId: string) {
+  const em = srv.deps.orm.em.fork();
+  return em.find(SandboxCharge, { idempotencyKey: { $like: `checkout:${checkoutId}:charge%` } });
+}
+
+describe('confirming a one-time purchase through the SDK', () => {
+  it('charges, creates the order, issues the license key and mails the receipt', async () => {
+    const benefit = await call(srv.url, a.token, 'POST', '/v1/benefits/', {
+      type: 'license_keys',
+      description: 'License',
+      properties: { prefix: 'emp', limit_usage: 10 },
+    });
+    expect(benefit.status).toBe(201);
+    const product = await createProduct(srv.url, a.token, { name: 'Desktop app', prices: fixed(2500) });
+    expect((await call(srv.url, a.token, 'POST', `/v1/products/${product.id}/benefits`, { benefits: [benefit.body.id] })).status).toBe(200);
+
+    const checkout = await a.polar.checkouts.create({ productId: product.id, metadata: { campaign: 'launch' } });
+    const buyerEmail = email('buyer');
+    await pub.checkouts.clientUpdate({
+      clientSecret: checkout.clientSecret,
+      checkoutUpdatePublic: { customerEmail: buyerEmail, customerName: 'Bea Buyer', customerBillingAddress: { country: 'US' } },
+    });
+    const confirmed = await pub.checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' },
+    });
+    expect(confirmed.status).toBe('confirmed');
+    expect(confirmed.customerSessionToken).toMatch(/^polar_cst_/);
+    expect(confirmed.customerId).not.toBeNull();
+
+    const orders = await until(async () => {
+      const page = await a.polar.orders.list({ organizationId: a.organization.id, checkoutId: checkout.id });
+      return page.result.items.length ? page.result.items : null;
+    });
+    expect(orders).toHaveLength(1);
+    const order = orders[0]!;
+    expect(order).toMatchObject({
+      status: 'paid',
+      billingReason: 'purchase',
+      amount: 2500,
+      taxAmount: 0,
+      refundedAmount: 0,
+      currency: 'usd',
+      productId: product.id,
+      productPriceId: product.prices[0]!.id,
+      discountId: null,
+      subscriptionId: null,
+      checkoutId: checkout.id,
+      customerId: confirmed.customerId,
+      userId: confirmed.customerId,
+      metadata: { campaign: 'launch' },
+      billingAddress: { country: 'US' },
+    });
+    expect(order.customer.email).toBe(buyerEmail);
+    expect(order.user).toMatchObject({ id: confirmed.customerId, email: buyerEmail, publicName: 'Bea Buyer' });
+    expect(order.product.name).toBe('Desktop app');
+    expect(await a.polar.orders.get({ id: order.id })).toMatchObject({ id: order.id, status: 'paid' });
+
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const state = await a.polar.customers.getState({ id: order.customerId });
+    expect(state.email).toBe(buyerEmail);
+    expect(state.activeSubscriptions).toEqual([]);
+    expect(state.grantedBenefits).toHaveLength(1);
+    expect(state.grantedBenefits[0]).toMatchObject({ benefitId: benefit.body.id, benefitType: 'license_keys' });
+
+    const keys = await call(srv.url, a.token, 'GET', `/v1/license-keys?organization_id=${a.organization.id}`);
+    expect(keys.body.items).toHaveLength(1);
+    expect(keys.body.items[0]).toMatchObject({ customer_id: order.customerId, benefit_id: benefit.body.id, status: 'granted', limit_usage: 10 });
+    expect(keys.body.items[0].key).toMatch(/^EMP-[0-9A-F-]{36}$/);
+
+    expect(await charges(checkout.id)).toHaveLength(1);
+    const mails = await waitForMail(buyerEmail, 20_000, 'receipt');
+    expect(mails.some((m) => m.text.includes(order.id))).toBe(true);
+
+    const types = (await srv.deps.orm.em.fork().find(OutboxEvent, { organizationId: a.organization.id })).map((e) => e.type);
+    for (const t of ['order.created', 'order.paid', 'benefit_grant.created', 'checkout.updated', 'customer.created', 'customer.state_changed']) {
+      expect(types).toContain(t);
+    }
+  });
+
+  it('asks for the email, the name, the country and a card when payment is required', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Book', prices: fixed(900) });
+    const c = await newCheckout(srv, a, product.id);
+    const res = await confirmRaw(srv, c.client_secret, {});
+    expect(res.status).toBe(422);
+    const locs = res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'));
+    expect(locs).toEqual(
+      expect.arrayContaining(['body.customer_email', 'body.customer_name', 'body.customer_billing_address', 'body.confirmation_token_id']),
+    );
+  });
+});
+
+describe('confirming a monthly subscription', () => {
+  it('creates an active subscription with its first order, saves the card and refuses a second one', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Pro', recurring_interval: 'month', prices: fixed(1900) });
+    const checkout = await a.polar.checkouts.create({ productId: product.id });
+    const buyerEmail = email('subscriber');
+    const confirmed = await pub.checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: {
+        customerEmail: buyerEmail,
+        customerName: 'Sam Subscriber',
+        customerBillingAddress: { country: 'US' },
+        confirmationTokenId: 'tok_visa',
+      },
+    });
+    expect(confirmed.status).toBe('confirmed');
+
+    const subs = await until(async () => {
+      const page = await a.polar.subscriptions.list({ organizationId: a.organization.id, customerId: confirmed.customerId! });
+      return page.result.items.length ? page.result.items : null;
+    });
+    expect(subs).toHaveLength(1);
+    const sub = subs[0]!;
+    expect(sub).toMatchObject({
+      status: 'active',
+      amount: 1900,
+      currency: 'usd',
+      recurringInterval: 'month',
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      endedAt: null,
+      productId: product.id,
+      priceId: product.prices[0]!.id,
+      checkoutId: checkout.id,
+      customerId: confirmed.customerId,
+    });
+    const start = sub.currentPeriodStart;
+    const expectedEnd = new Date(start);
+    expectedEnd.setUTCMonth(expectedEnd.getUTCMonth() + 1);
+    if (expectedEnd.getUTCDate() === start.getUTCDate()) expect(sub.currentPeriodEnd!.toISOString()).toBe(expectedEnd.toISOString());
+    expect(sub.product.prices).toHaveLength(1);
+    expect((await a.polar.subscriptions.get({ id: sub.id })).id).toBe(sub.id);
+
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const orders = await a.polar.orders.list({ organizationId: a.organization.id, customerId: confirmed.customerId! });
+    expect(orders.result.items).toHaveLength(1);
+    expect(orders.result.items[0]).toMatchObject({ billingReason: 'subscription_create', subscriptionId: sub.id, status: 'paid', amount: 1900 });
+    expect(orders.result.items[0]!.subscription).toMatchObject({ id: sub.id, status: 'active' });
+
+    const state = await a.polar.customers.getState({ id: confirmed.customerId! });
+    expect(state.activeSubscriptions.map((s) => s.id)).toEqual([sub.id]);
+
+    const methods = await srv.deps.orm.em.fork().find(PaymentMethod, { customer: confirmed.customerId! });
+    expect(methods).toHaveLength(1);
+    expect(methods[0]).toMatchObject({ brand: 'visa', last4: '4242', isDefault: true });
+
+    const active = await call(srv.url, a.token, 'GET', `/v1/subscriptions/?active=true&customer_id=${confirmed.customerId}`);
+    expect(active.body.pagination.total_count).toBe(1);
+    const recurringOnly = await call(srv.url, a.token, 'GET', `/v1/orders/?product_billing_type=one_time&customer_id=${confirmed.customerId}`);
+    expect(recurringOnly.body.pagination.total_count).toBe(0);
+
+    // The same buyer cannot start a second subscription in this organization.
+    const again = await a.polar.checkouts.create({ productId: product.id });
+    await expect(
+      pub.checkouts.clientConfirm({
+        clientSecret: again.clientSecret,
+        checkoutConfirmStripe: { ...{ customerEmail: buyerEmail, customerName: 'Sam', customerBillingAddress: { country: 'US' } }, confirmationTokenId: 'tok_visa' },
+      }),
+    ).rejects.toBeInstanceOf(AlreadyActiveSubscriptionError);
+    expect(await charges(again.id)).toHaveLength(0);
+  });
+});
+
+describe('a declined card', () => {
+  it('answers PaymentError, keeps the checkout open and writes nothing; another card then works', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Course', prices: fixed(4900) });
+    const checkout = await a.polar.checkouts.create({ productId: product.id });
+    const buyerEmail = email('declined');
+    const attempt = pub.checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: {
+        customerEmail: buyerEmail,
+        customerName: 'Dee Clined',
+        customerBillingAddress: { country: 'US' },
+        confirmationTokenId: 'tok_chargeDeclined',
+      },
+    });
+    await expect(attempt).rejects.toBeInstanceOf(PaymentError);
+    const raw = await confirmRaw(srv, checkout.clientSecret, { ...buyer(buyerEmail), confirmation_token_id: 'tok_chargeDeclined' });
+    expect(raw.status).toBe(400);
+    expect(raw.body).toEqual({ error: 'PaymentError', detail: 'Your card was declined.' });
+
+    const after = await pub.checkouts.clientGet({ clientSecret: checkout.clientSecret });
+    expect(after.status).toBe('open');
+    expect(after.customerId).toBeNull();
+    const em = srv.deps.orm.em.fork();
+    expect(await em.count(Order, { checkout: checkout.id })).toBe(0);
+    expect(await em.count(Customer, { organization: a.organization.id, email: buyerEmail })).toBe(0);
+    expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(0);
+
+    const ok = await confirmRaw(srv, checkout.clientSecret, { ...buyer(buyerEmail), confirmation_token_id: 'tok_visa' });
+    expect(ok.status).toBe(200);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(1);
+  });
+});
+
+describe('concurrency', () => {
+  it('ten concurrent confirms of one checkout make exactly one charge and one order', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Race', prices: fixed(1500) });
+    const c = await newCheckout(srv, a, product.id);
+    const body = { ...buyer(email('racer')), confirmation_token_id: 'tok_visa' };
+    const results = await Promise.all(Array.from({ length: 10 }, () => confirmRaw(srv, c.client_secret, body)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect([409, 403]).toContain(r.status);
+      expect(['ResourceAlreadyExists', 'NotOpenCheckout']).toContain(r.body.error);
+    }
+    expect(await fulfilled(srv, a, c.id)).toBe('succeeded');
+    expect(await charges(c.id)).toHaveLength(1);
+    expect(await srv.deps.orm.em.fork().count(Order, { checkout: c.id })).toBe(1);
+  });
+
+  it('a discount with max_redemptions 2 is redeemed exactly twice by five concurrent checkouts', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Limited', prices: fixed(2000) });
+    const discount = await call(srv.url, a.token, 'POST', '/v1/discounts/', {
+      name: 'Early bird',
+      type: 'percentage',
+      basis_points: 2500,
+      duration: 'once',
+      max_redemptions: 2,
+    });
+    expect(discount.status).toBe(201);
+    const checkouts = await Promise.all(Array.from({ length: 5 }, () => newCheckout(srv, a, product.id, { discount_id: discount.body.id })));
+    const results = await Promise.all(
+      checkouts.map((c) => confirmRaw(srv, c.client_secret, { ...buyer(email('early')), confirmation_token_id: 'tok_visa' })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(2);
+    for (const r of ok) expect(r.body).toMatchObject({ net_amount: 1500, discount_amount: 500, total_amount: 1500 });
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(['body', 'discount_id']);
+    }
+    const em = srv.deps.orm.em.fork();
+    expect(await em.count(DiscountRedemption, { discount: discount.body.id })).toBe(2);
+    const after = await call(srv.url, a.token, 'GET', `/v1/discounts/${discount.body.id}`);
+    expect(after.body.redemptions_count).toBe(2);
+    const refused = checkouts.filter((_, i) => results[i]!.status !== 200);
+    for (const c of refused) expect(await charges(c.id)).toHaveLength(0);
+    for (const r of ok) expect(await fulfilled(srv, a, r.body.id)).toBe('succeeded');
+    const orders = await call(srv.url, a.token, 'GET', `/v1/orders/?discount_id=${discount.body.id}`);
+    expect(orders.body.items).toHaveLength(2);
+    expect(orders.body.items[0]).toMatchObject({ subtotal_amount: 2000, discount_amount: 500, net_amount: 1500, amount: 1500 });
+  });
+});
+
+describe('free products', () => {
+  it('confirm with just an email gives a paid order of 0 and charges nothing', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Freebie', prices: [{ amount_type: 'free' }] });
+    const c = await newCheckout(srv, a, product.id);
+    const buyerEmail = email('free');
+    const res = await confirmRaw(srv, c.client_secret, { customer_email: buyerEmail });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'confirmed', is_payment_required: false, amount: null });
+    expect(res.body.customer_session_token).toMatch(/^polar_cst_/);
+    expect(await fulfilled(srv, a, c.id)).toBe('succeeded');
+    const orders = await a.polar.orders.list({ organizationId: a.organization.id, productId: product.id });
+    expect(orders.result.items).toHaveLength(1);
+    expect(orders.result.items[0]).toMatchObject({ amount: 0, taxAmount: 0, status: 'paid', billingReason: 'purchase' });
+    expect(await charges(c.id)).toHaveLength(0);
+  });
+});
+
+describe('isolation', () => {
+  it("another organization's orders and subscriptions are 404 and not listed", async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Team plan', recurring_interval: 'month', prices: fixed(500) });
+    const c = await newCheckout(srv, a, product.id);
+    const res = await confirmRaw(srv, c.client_secret, { ...buyer(email('iso')), confirmation_token_id: 'tok_mastercard' });
+    expect(res.status).toBe(200);
+    expect(await fulfilled(srv, a, c.id)).toBe('succeeded');
+    const order = (await call(srv.url, a.token, 'GET', `/v1/orders/?checkout_id=${c.id}`)).body.items[0];
+    expect(order.subscription_id).toBeTruthy();
+    expect((await call(srv.url, b.token, 'GET', `/v1/orders/${order.id}`)).body).toMatchObject({ error: 'ResourceNotFound' });
+    expect((await call(srv.url, b.token, 'GET', `/v1/subscriptions/${order.subscription_id}`)).status).toBe(404);
+    expect((await call(srv.url, b.token, 'GET', `/v1/orders/?checkout_id=${c.id}`)).body.pagination.total_count).toBe(0);
+    expect((await call(srv.url, b.token, 'GET', `/v1/subscriptions/?organization_id=${a.organization.id}`)).body.items).toEqual([]);
+    expect((await call(srv.url, a.token, 'GET', `/v1/orders/${order.id}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * checkout-confirm:<checkout_id> — fulfils a confirmed (already charged) checkout: saves the payment
+ * method, creates the order (and the subscription for a recurring product), grants the product's
+ * benefits, marks the checkout succeeded, then mails the receipt. Each step is an idempotent
+ * activity, so retries and replays never duplicate anything.
+ *
+ * A saga: once a step has failed for good (its retries exhausted), the compensations registered so
+ * far run in reverse order (refund the charge, release the discount redemption, checkout → failed)
+ * and the workflow fails. The receipt comes after success and never triggers a refund.
+ */
+import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { CheckoutConfirmActivities } from '../../../workers/src/activities/checkout-confirm.activities.ts';
+import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
+const steps = proxyActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '1 minute', retry });
+const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+export interface CheckoutConfirmInput {
+  checkoutId: string;
+}
+
+export interface CheckoutConfirmResult {
+  status: 'succeeded' | 'failed' | 'skipped';
+  orderId: string | null;
+  subscriptionId: string | null;
+  grantsPending: number;
+}
+
+export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInput): Promise<CheckoutConfirmResult> {
+  const compensations: (() => Promise<unknown>)[] = [];
+  let result: CheckoutConfirmResult;
+  try {
+    // The charge happened at confirmation: from here on, a permanent failure must give the money back.
+    compensations.push(() => steps.compensateCheckout(checkoutId));
+    await steps.savePaymentMethodStep(checkoutId);
+    const order = await steps.createOrderStep(checkoutId);
+    if (!order) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
+    const grants = await steps.grantBenefitsStep(checkoutId, order);
+    await steps.markSucceededStep(checkoutId);
+    result = { status: 'succeeded', orderId: order.orderId, subscriptionId: order.subscriptionId, grantsPending: grants.pending };
+  } catch (err) {
+    log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
+    for (const undo of compensations.reverse()) await undo();
+    throw err;
+  }
+
+  const receipt = await steps.receiptStep(checkoutId);
+  if (receipt) {
+    try {
+      await notifications.sendNotification({ dedupeKey: `${workflowInfo().workflowId}:receipt`, kind: 'order.receipt', ...receipt });
+    } catch (err) {
+      log.warn('receipt not sent', { checkoutId, error: String(err) });
+    }
+  }
+  return result;
+}
