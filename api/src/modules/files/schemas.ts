@@ -144,9 +144,11 @@ export const downloadSchema = z.object({
   expires_at: z.string(),
 });
 
+export const productMediaFileSchema = z.object({ ...baseShape, service: z.literal('product_media'), public_url: z.string() });
+
 export const fileReadSchema = z.union([
   z.object({ ...baseShape, service: z.literal('downloadable'), download: downloadSchema }),
-  z.object({ ...baseShape, service: z.literal('product_media'), public_url: z.string() }),
+  productMediaFileSchema,
   z.object({ ...baseShape, service: z.literal('organization_avatar'), public_url: z.string() }),
 ]);
 export type FileRead = z.infer<typeof fileReadSchema>;
