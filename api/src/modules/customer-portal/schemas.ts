@@ -5,7 +5,7 @@
  * public organization (`CustomerOrganization`) and the public license key calls.
  */
 import { z } from 'zod/v4';
-import { addressOutSchema, billingAddressSchema, customerEmailSchema } from '../customers/schemas.ts';
+import { addressOutSchema, billingAddressSchema, customerEmailSchema, serializeBillingAddress } from '../customers/schemas.ts';
 import type { Customer } from '../customers/entities.ts';
 import { BENEFIT_TYPES, type Benefit, type BenefitType } from '../benefits/entities.ts';
 import type { BenefitGrant } from '../benefits/grants.ts';
@@ -48,16 +48,7 @@ export function serializePortalCustomer(c: Customer): PortalCustomerRead {
     email: c.email,
     email_verified: c.emailVerified,
     name: c.name ?? null,
-    billing_address: c.billingAddress
-      ? {
-          line1: c.billingAddress.line1 ?? null,
-          line2: c.billingAddress.line2 ?? null,
-          postal_code: c.billingAddress.postal_code ?? null,
-          city: c.billingAddress.city ?? null,
-          state: c.billingAddress.state ?? null,
-          country: c.billingAddress.country,
-        }
-      : null,
+    billing_address: serializeBillingAddress(c.billingAddress),
     tax_id: c.taxId ?? null,
     oauth_accounts: {},
   };

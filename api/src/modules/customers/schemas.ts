@@ -113,6 +113,20 @@ export const customerStateSchema = customerSchema.extend({
   granted_benefits: z.array(z.record(z.string(), z.unknown())),
 });
 
+/** The wire billing address: every line key present (null when absent), country required. */
+export function serializeBillingAddress(a: BillingAddressIn | null | undefined) {
+  if (!a) return null;
+  return {
+    line1: a.line1 ?? null,
+    line2: a.line2 ?? null,
+    postal_code: a.postal_code ?? null,
+    city: a.city ?? null,
+    state: a.state ?? null,
+    country: a.country,
+  };
+}
+type BillingAddressIn = { country: string } & Partial<Record<'line1' | 'line2' | 'postal_code' | 'city' | 'state', string | null>>;
+
 /** A Gravatar URL for the email (`d=404`: no generated placeholder); only a URL, never fetched here. */
 export function avatarUrl(email: string): string {
   return `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?d=404`;
@@ -128,16 +142,7 @@ export function serializeCustomer(c: Customer): CustomerOut {
     email: c.email,
     email_verified: c.emailVerified,
     name: c.name ?? null,
-    billing_address: c.billingAddress
-      ? {
-          line1: c.billingAddress.line1 ?? null,
-          line2: c.billingAddress.line2 ?? null,
-          postal_code: c.billingAddress.postal_code ?? null,
-          city: c.billingAddress.city ?? null,
-          state: c.billingAddress.state ?? null,
-          country: c.billingAddress.country,
-        }
-      : null,
+    billing_address: serializeBillingAddress(c.billingAddress),
     tax_id: c.taxId ?? null,
     organization_id: c.organization.id,
     deleted_at: c.deletedAt?.toISOString() ?? null,

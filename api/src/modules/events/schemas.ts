@@ -1,5 +1,5 @@
 /** Wire shapes of events, as `@polar-sh/sdk` parses them (Event, EventsIngest, EventsIngestResponse). */
-import { createHash } from 'node:crypto';
+import { avatarUrl, serializeBillingAddress } from '../customers/schemas.ts';
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
 import type { BillingAddress } from '../customers/entities.ts';
@@ -108,7 +108,6 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
  * event reads need no entity hydration.
  */
 export function serializeEventCustomer(c: CustomerRow): EventCustomerRead {
-  const hash = createHash('md5').update(c.email.trim().toLowerCase()).digest('hex');
   return {
     id: c.id,
     created_at: iso(c.created_at),
@@ -118,20 +117,11 @@ export function serializeEventCustomer(c: CustomerRow): EventCustomerRead {
     email: c.email,
     email_verified: c.email_verified,
     name: c.name,
-    billing_address: c.billing_address
-      ? {
-          line1: c.billing_address.line1 ?? null,
-          line2: c.billing_address.line2 ?? null,
-          postal_code: c.billing_address.postal_code ?? null,
-          city: c.billing_address.city ?? null,
-          state: c.billing_address.state ?? null,
-          country: c.billing_address.country,
-        }
-      : null,
+    billing_address: serializeBillingAddress(c.billing_address),
     tax_id: c.tax_id,
     organization_id: c.organization_id,
     deleted_at: c.deleted_at ? iso(c.deleted_at) : null,
-    avatar_url: `https://www.gravatar.com/avatar/${hash}?d=404`,
+    avatar_url: avatarUrl(c.email),
   };
 }
 
