@@ -1,8 +1,11 @@
-import { Admin, LoginWithEmail, Resource } from 'react-admin';
+import { Admin, CustomRoutes, LoginWithEmail, Resource, reactRouterProvider } from 'react-admin';
 import { authProvider } from './authProvider.ts';
 import { dataProvider } from './dataProvider.ts';
+import { AcceptInvitation } from './invitations/AcceptInvitation.tsx';
 import { organizations } from './resources/organizations/index.ts';
 import { products } from './resources/products/index.ts';
+
+const { Route } = reactRouterProvider;
 
 export const App = () => (
   <Admin
@@ -15,5 +18,9 @@ export const App = () => (
   >
     <Resource {...products} />
     <Resource {...organizations} />
+    {/* Linked from invitation mails; signs in on its own, so outside the layout and its auth check. */}
+    <CustomRoutes noLayout>
+      <Route path="/accept-invitation/:id" element={<AcceptInvitation />} />
+    </CustomRoutes>
   </Admin>
 );

@@ -1,6 +1,7 @@
 /** The Express application: /api/auth, /v1, /openapi.json, /docs, /healthz and the built UIs. */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -8,6 +9,7 @@ import { RequestContext } from '@mikro-orm/core';
 import passport from 'passport';
 import type { Connection } from '@temporalio/client';
 import type { Deps } from './deps.ts';
+import { cachedGetSession } from './auth/fast-path.ts';
 import { authRouter } from './auth/routes.ts';
 import { ApiError, RequestValidationError, ResourceNotFound } from './kit/errors.ts';
 import { buildOpenApi, DOCS_HTML } from './kit/openapi.ts';
@@ -26,11 +28,27 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** `configure` adds routes before the not-found handler (used by tests). */
+/**
+ * The Node request listener: the I/O-free fast paths (a cookie-cached get-session) on the raw request,
+ * everything else through the Express application.
+ */
+export function requestListener(deps: Deps, app: express.Express): http.RequestListener {
+  const fastSession = cachedGetSession(deps.cfg, deps.log);
+  return (req, res) => {
+    if (!fastSession(req, res)) app(req, res);
+  };
+}
+
+/**
+ * `configure` adds routes before the not-found handler (used by tests). `app.listen` serves through
+ * `requestListener`, so the fast paths run wherever the application is listened on.
+ */
 export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  app.listen = ((...args: Parameters<http.Server['listen']>) =>
+    http.createServer(requestListener(deps, app)).listen(...args)) as unknown as express.Express['listen'];
 
   // Request id and one structured log line per request.
   app.use((req, res, next) => {

@@ -81,6 +81,45 @@ export const configSchema = z
      * answers 404 "Webhooks not enabled".
      */
     POLAR_WEBHOOK_SECRET: z.string().min(1).optional(),
+    /**
+     * The seller organization (id or slug) the auth service's payments routes act for: GET
+     * /api/auth/checkout, /checkout/{slug}, /portal, /state, and the user → customer sync on sign-up
+     * and update-user. Unset: those routes answer "Checkout is not enabled" / "Customer portal is not
+     * enabled" and no customers are synced.
+     */
+    AUTH_PAYMENTS_ORGANIZATION: z.string().trim().min(1).optional(),
+    /** Checkout slugs of GET /api/auth/checkout/{slug}: a JSON object `{"pro": "<product uuid>", ...}`. */
+    AUTH_CHECKOUT_PRODUCTS: z
+      .string()
+      .default('{}')
+      .transform((v, ctx) => {
+        try {
+          const parsed: unknown = JSON.parse(v);
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((p) => typeof p === 'string')) {
+            return parsed as Record<string, string>;
+          }
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of slug → product id' });
+        return z.NEVER;
+      }),
+    /** Where the auth checkout sends the buyer after paying (default: PUBLIC_URL). */
+    AUTH_CHECKOUT_SUCCESS_URL: url('checkout success URL').optional(),
+
+    /**
+     * Benefit integrations. GitHub repository benefits invite the customer's account as a collaborator
+     * through the REST API with GITHUB_TOKEN (a GitHub App installation or fine-grained token with
+     * administration write on the repositories); Discord benefits add the role through the bot
+     * (DISCORD_BOT_TOKEN, the bot must be in the server with Manage Roles). Unset token: those grants
+     * stay pending with an error. The API URLs are overridable for proxies and tests.
+     */
+    GITHUB_API_URL: url('GitHub REST API base URL').default('https://api.github.com'),
+    GITHUB_TOKEN: z.string().min(1).optional(),
+    DISCORD_API_URL: url('Discord REST API base URL').default('https://discord.com/api/v10'),
+    DISCORD_BOT_TOKEN: z.string().min(1).optional(),
+    /** Lifetime of the links to a customer's downloadable files (the portal token, then the presigned object URL). */
+    DOWNLOADABLE_URL_TTL_SECONDS: z.coerce.number().int().min(5).max(7 * 24 * 3600).default(3600),
 
     /** Lifetime of a checkout session: it expires (status `expired`, 404 by client secret) this long after creation. */
     CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),

@@ -15,8 +15,11 @@ try {
   throw err;
 }
 const deps = await createDeps(cfg, 'worker');
-const worker = await createWorker(deps);
-const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE);
+// EMPORIA_WORKFLOW_BUNDLE: a prebuilt workflow bundle (the tests' crash workers restart in seconds).
+const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
+const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});
+const sweepSeconds = process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS ? Number(process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS) : undefined;
+const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { sweepSeconds });
 deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 await worker.run();

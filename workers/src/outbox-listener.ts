@@ -1,9 +1,14 @@
 /**
  * Relays PostgreSQL NOTIFYs on `outbox_events` (sent by a trigger when an insert commits) to this
  * task queue's outbox dispatcher as `wake` signals, starting the dispatcher if it is not running.
+ *
+ * Also the safety net of durable workflow starts (api/src/kit/workflow-starts.ts): every
+ * `sweepSeconds` it starts the recorded workflow starts of this task queue that the API committed
+ * but did not start (the API process died in between).
  */
 import pg from 'pg';
 import type { Deps } from '@emporia/api/src/deps.ts';
+import { startPendingWorkflows } from '@emporia/api/src/kit/workflow-starts.ts';
 import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
 
 export interface OutboxListener {
@@ -13,8 +18,25 @@ export interface OutboxListener {
 export async function startOutboxListener(
   deps: Deps,
   taskQueue: string,
-  opts: { idleSeconds?: number } = {},
+  opts: { idleSeconds?: number; sweepSeconds?: number; sweepGraceMs?: number } = {},
 ): Promise<OutboxListener> {
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const n = await startPendingWorkflows(deps.orm.em.fork(), deps.temporal, taskQueue, { graceMs: opts.sweepGraceMs });
+      if (n) deps.log.info({ started: n }, 'started recorded workflows the API had not started');
+    } catch (err) {
+      deps.log.warn({ err }, 'workflow start sweep failed; retrying on the next tick');
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = setInterval(() => void sweep(), (opts.sweepSeconds ?? 10) * 1000);
+  sweeper.unref();
+  void sweep();
+
   const wake = () =>
     deps.temporal.workflow.signalWithStart('outboxDispatcherWorkflow', {
       workflowId: outboxDispatcherWorkflowId(taskQueue),
@@ -52,6 +74,7 @@ export async function startOutboxListener(
   return {
     async stop() {
       stopped = true;
+      clearInterval(sweeper);
       if (pending) clearTimeout(pending);
       await client?.end().catch(() => {});
     },

@@ -11,3 +11,16 @@ export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: str
 export const checkoutExpiryWorkflowId = (checkoutId: string) => `checkout-expiry:${checkoutId}`;
 /** Fulfilment of one confirmed checkout: order, subscription, benefits, receipt. */
 export const checkoutConfirmWorkflowId = (checkoutId: string) => `checkout-confirm:${checkoutId}`;
+/** Processor refund, order settlement and optional benefit revocation of one refund. */
+export const refundWorkflowId = (refundId: string) => `refund:${refundId}`;
+/** Grants and revocations of one benefit for one customer, processed in order. */
+export const benefitGrantWorkflowId = (benefitId: string, customerId: string) => `benefit-grant:${benefitId}:${customerId}`;
+/** The lifecycle of one subscription (renewals, dunning, cancel / uncancel / revoke / product change). */
+export const subscriptionWorkflowId = (subscriptionId: string) => `subscription:${subscriptionId}`;
+/** Names of the subscription workflow's updates, which the API executes. */
+export const SUBSCRIPTION_UPDATES = {
+  cancel: 'cancelSubscription',
+  uncancel: 'uncancelSubscription',
+  revoke: 'revokeSubscription',
+  changeProduct: 'changeSubscriptionProduct',
+} as const;

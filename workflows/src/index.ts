@@ -4,3 +4,6 @@ export { outboxDispatcherWorkflow } from './webhooks/outbox-dispatcher.workflow.
 export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.workflow.ts';
 export { checkoutExpiryWorkflow } from './checkouts/checkout-expiry.workflow.ts';
 export { checkoutConfirmWorkflow } from './checkouts/checkout-confirm.workflow.ts';
+export { refundWorkflow } from './refunds/refund.workflow.ts';
+export { benefitGrantWorkflow } from './benefits/benefit-grant.workflow.ts';
+export { subscriptionWorkflow } from './subscriptions/subscription.workflow.ts';

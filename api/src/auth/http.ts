@@ -19,6 +19,7 @@ import {
   setCacheCookie,
   setSessionCookies,
   payloadOf,
+  readLiveSessionPayload,
   type LoadedSession,
 } from './sessions.ts';
 import type { SessionPayload } from './serialize.ts';
@@ -108,6 +109,14 @@ export async function sessionPayload(
   if (cookieToken && !opts.disableCookieCache) {
     const cached = readCacheCookie(cfg, ctx.req, cookieToken);
     if (cached) return cached;
+  }
+  if (cookieToken && ctx.req.authSession === undefined) {
+    // The common uncached read, without the ORM; expiry and refresh go through currentSession.
+    const live = await readLiveSessionPayload(ctx.em, cookieToken, opts);
+    if (live) {
+      setCacheCookie(ctx.res, cfg, live);
+      return live;
+    }
   }
   const s = await currentSession(ctx, { disableRefresh: opts.disableRefresh });
   if (!s) return null;

@@ -7,9 +7,35 @@ const P = 1;
 const KEYLEN = 64;
 const MAXMEM = 256 * 1024 * 1024;
 
+/**
+ * scrypt runs on libuv's thread pool, which PostgreSQL's SCRAM handshake (pbkdf2), DNS and file I/O
+ * share. Unbounded, a burst of sign-ins queues seconds of hashing ahead of them and new database
+ * connections time out in authentication. So at most pool size − 1 hashes run at once (the cores are
+ * busy with them anyway); the rest wait here, in order, and one thread always stays free.
+ */
+const THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const MAX_CONCURRENT_HASHES = Math.max(1, THREADS - 1);
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function scrypt(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password.normalize('NFKC'), salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  return withHashSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scryptCb(password.normalize('NFKC'), salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
   );
 }
 

@@ -77,7 +77,10 @@ export function verifySignedValue(secret: string, signed: string): string | null
 
 /** The session token from the signed cookie (either name), or null. */
 export function readSignedCookie(cfg: CookieConfig, req: Request): string | null {
-  const cookies = parseCookies(req.headers.cookie);
+  return signedTokenOf(cfg, parseCookies(req.headers.cookie));
+}
+
+function signedTokenOf(cfg: CookieConfig, cookies: Map<string, string>): string | null {
   const signed = cookies.get(cookieNames(cfg).token) ?? cookies.get(TOKEN_COOKIE) ?? cookies.get(`__Secure-${TOKEN_COOKIE}`);
   return signed ? verifySignedValue(cfg.SECRET, signed) : null;
 }
@@ -101,35 +104,60 @@ export function encodeCacheCookie(secret: string, payload: SessionPayload, now =
   return Buffer.from(JSON.stringify({ session: payload, expiresAt, signature })).toString('base64url');
 }
 
-export function decodeCacheCookie(secret: string, value: string): { payload: SessionPayload; expiresAt: number } | null {
+/**
+ * Decodes and verifies a cache cookie. The signature covers `JSON.stringify({...payload, expiresAt})`,
+ * which is the payload's own JSON with `"expiresAt":N` appended: one stringify serves both the check
+ * and the answer (`json`), and one HMAC is the only cryptography.
+ */
+export function decodeCacheCookie(
+  secret: string,
+  value: string,
+): { payload: SessionPayload; expiresAt: number; json: string } | null {
   try {
     const data = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as {
       session?: SessionPayload;
       expiresAt?: number;
       signature?: string;
     };
-    if (!data.session || typeof data.expiresAt !== 'number' || typeof data.signature !== 'string') return null;
-    const expected = createHmac('sha256', secret)
-      .update(JSON.stringify({ ...data.session, expiresAt: data.expiresAt }))
-      .digest('base64url');
+    if (!data || typeof data.session !== 'object' || data.session === null) return null;
+    if (typeof data.expiresAt !== 'number' || typeof data.signature !== 'string') return null;
+    const json = JSON.stringify(data.session);
+    const signed = `${json.slice(0, -1)},"expiresAt":${JSON.stringify(data.expiresAt)}}`;
+    const expected = createHmac('sha256', secret).update(signed).digest('base64url');
     if (!constantTimeEqual(data.signature, expected)) return null;
-    return { payload: data.session, expiresAt: data.expiresAt };
+    return { payload: data.session, expiresAt: data.expiresAt, json };
   } catch {
     return null;
   }
 }
 
-/** The cached session, if the cache cookie is valid, unexpired and belongs to this session token. */
-export function readCacheCookie(cfg: CookieConfig, req: Request, token: string): SessionPayload | null {
-  const value = parseCookies(req.headers.cookie).get(cookieNames(cfg).data);
+/**
+ * The cached session for a Cookie header, if the cache cookie is valid, unexpired and belongs to the
+ * (validly signed) session token cookie; `json` is the answer's body.
+ */
+export function readCacheCookieHeader(
+  cfg: CookieConfig,
+  header: string | undefined,
+  token?: string | null,
+): { payload: SessionPayload; json: string } | null {
+  const cookies = parseCookies(header);
+  const value = cookies.get(cookieNames(cfg).data);
   if (!value) return null;
+  const sessionToken = token ?? signedTokenOf(cfg, cookies);
+  if (!sessionToken) return null;
   const cached = decodeCacheCookie(cfg.SECRET, value);
   if (!cached) return null;
   const now = Date.now();
   if (cached.expiresAt <= now) return null;
-  if (Date.parse(cached.payload.session.expiresAt) <= now) return null;
-  if (!constantTimeEqual(cached.payload.session.token, token)) return null;
-  return cached.payload;
+  const session = cached.payload.session as SessionPayload['session'] | undefined;
+  if (!session || typeof session.token !== 'string' || !(Date.parse(session.expiresAt) > now)) return null;
+  if (!constantTimeEqual(session.token, sessionToken)) return null;
+  return { payload: cached.payload, json: cached.json };
+}
+
+/** The cached session, if the cache cookie is valid, unexpired and belongs to this session token. */
+export function readCacheCookie(cfg: CookieConfig, req: Request, token: string): SessionPayload | null {
+  return readCacheCookieHeader(cfg, req.headers.cookie, token)?.payload ?? null;
 }
 
 export function setCacheCookie(res: Response, cfg: CookieConfig, payload: SessionPayload) {
@@ -222,4 +250,75 @@ export function isFresh(session: Session, now = Date.now()): boolean {
 export async function resolveSessionPrincipal(em: EntityManager, token: string): Promise<UserPrincipal | null> {
   const session = await findSession(em, token);
   return session ? { kind: 'user', userId: session.user.id, sessionId: session.id, scopes: USER_SCOPES } : null;
+}
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  expires_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string | null;
+  remember_me: boolean;
+  ip_address: string | null;
+  user_agent: string | null;
+  active_organization_id: string | null;
+  u_created_at: Date | string;
+  u_modified_at: Date | string | null;
+  email: string;
+  email_verified: boolean;
+  name: string;
+  image: string | null;
+  username: string | null;
+  display_username: string | null;
+}
+
+const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
+const toDateOrNull = (v: Date | string | null) => (v === null ? null : toDate(v));
+
+/**
+ * The uncached get-session read without the ORM: one indexed query by token hash, the answer built from
+ * the row. Returns `undefined` when the ORM path must decide instead (no such session, expired, or due
+ * for a refresh): those delete or write and are rare; this is the common read.
+ */
+export async function readLiveSessionPayload(
+  em: EntityManager,
+  token: string,
+  opts: { disableRefresh?: boolean },
+): Promise<SessionPayload | undefined> {
+  const rows = await em.getConnection().execute<SessionRow[]>(
+    `select s.id, s.user_id, s.expires_at, s.created_at, s.updated_at, s.remember_me, s.ip_address, s.user_agent,
+            s.active_organization_id, u.created_at as u_created_at, u.modified_at as u_modified_at, u.email,
+            u.email_verified, u.name, u.image, u.username, u.display_username
+       from sessions s join users u on u.id = s.user_id
+      where s.token_hash = ?`,
+    [sha256Hex(token)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  // The same entity-shaped values the ORM would hydrate, through the same serializers.
+  const user = {
+    id: row.user_id,
+    email: row.email,
+    emailVerified: row.email_verified,
+    name: row.name,
+    image: row.image,
+    createdAt: toDate(row.u_created_at),
+    modifiedAt: toDateOrNull(row.u_modified_at),
+    username: row.username,
+    displayUsername: row.display_username,
+  } as unknown as User;
+  const session = {
+    id: row.id,
+    user,
+    expiresAt: toDate(row.expires_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDateOrNull(row.updated_at),
+    rememberMe: row.remember_me,
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    activeOrganizationId: row.active_organization_id,
+  } as unknown as Session;
+  if (session.expiresAt.getTime() <= Date.now()) return undefined;
+  if (!opts.disableRefresh && isDueForRefresh(session)) return undefined;
+  return payloadOf({ session, user, token });
 }

@@ -18,6 +18,7 @@ import { File } from './files/entities.ts';
 import { Meter } from './meters/entities.ts';
 import { Event } from './events/entities.ts';
 import { Discount } from './discounts/entities.ts';
+import { WorkflowStart } from '../kit/workflow-starts.ts';
 import { CheckoutLink } from './checkout-links/entities.ts';
 import { CustomerSession } from './customer-sessions/entities.ts';
 import { ExternalOrganization, Repository } from './repositories/entities.ts';
@@ -43,10 +44,16 @@ import { Subscription } from './subscriptions/entities.ts';
 import { PaymentMethod } from './payment-methods/entities.ts';
 import { routes as orderRoutes } from './orders/routes.ts';
 import { routes as subscriptionRoutes } from './subscriptions/routes.ts';
+import { portalSubscriptionRoutes } from './subscriptions/portal-routes.ts';
 import { TaxRate } from './tax-rates/entities.ts';
 import { routes as checkoutRoutes } from './checkouts/routes.ts';
 import { routes as taxRateRoutes } from './tax-rates/routes.ts';
 import { routes as customerPortalRoutes } from './customer-portal/routes.ts';
+import { routes as customerPortalOrderRoutes } from './customer-portal/orders.ts';
+import { routes as customerPortalPaymentMethodRoutes } from './customer-portal/payment-methods.ts';
+import { routes as customerPortalDownloadableRoutes } from './customer-portal/downloadables.ts';
+import { Refund } from './refunds/entities.ts';
+import { routes as refundRoutes } from './refunds/routes.ts';
 
 export const allRoutes: RouteSpec[] = [
   ...organizationRoutes,
@@ -68,8 +75,13 @@ export const allRoutes: RouteSpec[] = [
   ...checkoutRoutes,
   ...taxRateRoutes,
   ...customerPortalRoutes,
+  ...customerPortalOrderRoutes,
+  ...customerPortalPaymentMethodRoutes,
+  ...customerPortalDownloadableRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
+  ...portalSubscriptionRoutes,
+  ...refundRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
@@ -88,4 +100,6 @@ export const allEntities = [
   ...sandboxEntities,
   Checkout, TaxRate,
   DiscountRedemption, Order, Subscription, PaymentMethod,
+  WorkflowStart,
+  Refund,
 ];

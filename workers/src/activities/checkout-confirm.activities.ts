@@ -13,22 +13,23 @@ import {
   savePaymentMethodForCheckout,
   type OrderStepResult,
 } from '@emporia/api/src/modules/orders/fulfilment.ts';
+import { withFaultPoints } from '../fault-injection.ts';
 
 export function createCheckoutConfirmActivities(deps: Deps) {
-  const { orm, cfg, log } = deps;
+  const { orm, cfg } = deps;
   const processor = () => processorFor(cfg, orm);
   return {
     async savePaymentMethodStep(checkoutId: string): Promise<string | null> {
-      return savePaymentMethodForCheckout(orm.em.fork(), checkoutId, processor().name);
+      return withFaultPoints('savePaymentMethodStep', checkoutId, () => savePaymentMethodForCheckout(orm.em.fork(), checkoutId, processor().name));
     },
     async createOrderStep(checkoutId: string): Promise<OrderStepResult | null> {
-      return createOrderForCheckout(orm.em.fork(), checkoutId, processor().name);
+      return withFaultPoints('createOrderStep', checkoutId, () => createOrderForCheckout(orm.em.fork(), checkoutId, processor().name));
     },
     async grantBenefitsStep(checkoutId: string, scope: OrderStepResult): Promise<{ granted: number; pending: number }> {
-      return grantBenefitsForCheckout(orm.em.fork(), checkoutId, scope, log);
+      return withFaultPoints('grantBenefitsStep', checkoutId, () => grantBenefitsForCheckout(deps, checkoutId, scope));
     },
     async markSucceededStep(checkoutId: string): Promise<void> {
-      await markCheckoutSucceeded(orm.em.fork(), checkoutId, cfg.PUBLIC_URL);
+      await withFaultPoints('markSucceededStep', checkoutId, () => markCheckoutSucceeded(orm.em.fork(), checkoutId, cfg.PUBLIC_URL));
     },
     async receiptStep(checkoutId: string) {
       return receiptFor(orm.em.fork(), checkoutId);

@@ -4,6 +4,9 @@ import { createNotificationActivities } from './notifications.activities.ts';
 import { createWebhookActivities } from './webhooks.activities.ts';
 import { createCheckoutActivities } from './checkouts.activities.ts';
 import { createCheckoutConfirmActivities } from './checkout-confirm.activities.ts';
+import { createBenefitActivities } from './benefits.activities.ts';
+import { createRefundActivities } from './refunds.activities.ts';
+import { createSubscriptionActivities } from './subscriptions.activities.ts';
 
 export function createActivities(deps: Deps) {
   return {
@@ -11,5 +14,8 @@ export function createActivities(deps: Deps) {
     ...createWebhookActivities(deps),
     ...createCheckoutActivities(deps),
     ...createCheckoutConfirmActivities(deps),
+    ...createBenefitActivities(deps),
+    ...createRefundActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }

@@ -5,15 +5,18 @@
  * activity, so retries and replays never duplicate anything.
  *
  * A saga: once a step has failed for good (its retries exhausted), the compensations registered so
- * far run in reverse order (refund the charge, release the discount redemption, checkout → failed)
- * and the workflow fails. The receipt comes after success and never triggers a refund.
+ * far run in reverse order (refund the charge, release the discount redemption, checkout back to
+ * `open` so the buyer may pay again) and the workflow fails. The receipt comes after success and never triggers a refund.
  */
 import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CheckoutConfirmActivities } from '../../../workers/src/activities/checkout-confirm.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+import { startSubscriptionLifecycle } from '../subscriptions/start.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
-const steps = proxyActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '1 minute', retry });
+// Each step is one short transaction; a worker that crashed mid-step is noticed (and the step retried
+// elsewhere) only when this timeout passes, so it stays short (tests/crash).
+const steps = proxyActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '15 seconds', retry });
 const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
 
 export interface CheckoutConfirmInput {
@@ -44,6 +47,8 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
     for (const undo of compensations.reverse()) await undo();
     throw err;
   }
+
+  if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId);
 
   const receipt = await steps.receiptStep(checkoutId);
   if (receipt) {

@@ -28,6 +28,7 @@ import { hashPassword, verifyPassword } from '../password.ts';
 import { serializeUser } from '../serialize.ts';
 import { clearSessionCookies, createSession, isFresh, setSessionCookies, type LoadedSession } from '../sessions.ts';
 import { consumeVerification, createVerification, peekVerification } from '../verification.ts';
+import { syncCustomerForUser } from '../payments-sync.ts';
 import { checkPasswordLength, checkUsername, inBackground, sendVerificationEmail, type EmailVerificationValue } from './shared.ts';
 
 interface ChangeEmailValue {
@@ -97,6 +98,7 @@ export function accountRoutes(router: Router, deps: Deps) {
       if (err instanceof UniqueConstraintViolationException) throw AUTH_ERRORS.USERNAME_TAKEN();
       throw err;
     }
+    await syncCustomerForUser(deps, user);
     resetCookies(ctx, me);
     return { status: true };
   });
@@ -152,6 +154,7 @@ export function accountRoutes(router: Router, deps: Deps) {
         if (err instanceof UniqueConstraintViolationException) throw AUTH_ERRORS.COULDNT_UPDATE_EMAIL();
         throw err;
       }
+      await syncCustomerForUser(deps, user);
       resetCookies(ctx, me);
       await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
       return { status: true };
@@ -205,6 +208,7 @@ export function accountRoutes(router: Router, deps: Deps) {
         // The link reached the new address, which proves it.
         user.emailVerified = true;
         await ctx.em.flush();
+        await syncCustomerForUser(deps, user);
         const me = await currentSession(ctx, { disableRefresh: true });
         if (me && me.user.id === user.id) resetCookies(ctx, me);
         if (q.callbackURL) return ctx.res.redirect(302, redirectTarget(ctx, q.callbackURL));

@@ -25,6 +25,7 @@ import { dummyHash, hashPassword, verifyPassword } from '../password.ts';
 import { serializeSession, serializeUser } from '../serialize.ts';
 import { clearSessionCookies, createSession, readSignedCookie, setSessionCookies } from '../sessions.ts';
 import { runStrategy } from '../strategies.ts';
+import { syncCustomerForUser } from '../payments-sync.ts';
 import { checkPasswordLength, checkUsername, sendVerificationEmail } from './shared.ts';
 
 const emailSchema = z.string().trim().toLowerCase().pipe(z.email());
@@ -77,8 +78,10 @@ export function coreRoutes(router: Router, deps: Deps) {
     res.type('html').send(errorPage(code));
   });
 
+  // Built once: constructing a zod schema costs more than the rest of a cached answer.
+  const getSessionQuery = z.object({ disableCookieCache: queryBool, disableRefresh: queryBool });
   endpoint(router, deps, 'get', '/get-session', async (ctx) => {
-    const q = parseQuery(z.object({ disableCookieCache: queryBool, disableRefresh: queryBool }), ctx.req);
+    const q = parseQuery(getSessionQuery, ctx.req);
     return sessionPayload(ctx, q);
   });
 
@@ -120,6 +123,7 @@ export function coreRoutes(router: Router, deps: Deps) {
       }
       throw err;
     }
+    await syncCustomerForUser(deps, user);
     // As Better Auth by default: the verification mail goes out on sign-up when verification is
     // required; otherwise the client asks for it (send-verification-email).
     if (cfg.REQUIRE_EMAIL_VERIFICATION) {

@@ -227,6 +227,7 @@ export function organizationRoutes(router: Router, deps: Deps) {
   });
 
   // ---- members --------------------------------------------------------------------------------------
+  // add-member is server-only (`addMember` in ../server-api.ts): not routed, so a 404 as in Better Auth.
 
   get('/organization/get-active-member', async (ctx) => {
     const me = await requireSession(ctx);

@@ -13,6 +13,7 @@ import { Benefit, BENEFIT_TYPES } from './entities.ts';
 import { BenefitGrant, benefitGrantSchema, serializeBenefitGrant } from './grants.ts';
 import { benefitCreateSchema, benefitSchema, benefitUpdateSchema, serializeBenefit } from './schemas.ts';
 import { createBenefit, deleteBenefit, updateBenefit } from './service.ts';
+import { requestBenefitGrantsAction } from './lifecycle.ts';
 
 const kinds: Principal['kind'][] = ['user', 'organization', 'oauth2'];
 const read = { kinds, scopes: ['benefits:read'] };
@@ -101,16 +102,19 @@ export const routes = [
     params: idParams,
     body: benefitUpdateSchema,
     response: benefitSchema,
-    async handler({ params, body, principal, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
+    async handler({ params, body, principal, em, deps }) {
+      const { result, afterCommit } = await inTransaction(em, async (tx, afterCommit) => {
         const benefit = await findVisibleBenefit(tx, principal, params.id);
-        await updateBenefit(tx, benefit, body);
+        const { requiresUpdate } = await updateBenefit(tx, benefit, body);
         await tx.flush();
         const data = serializeBenefit(benefit);
         emitEvent(tx, benefit.organization.id, 'benefit.updated', data);
         await tx.flush();
+        // Granted grants follow the change (new limits, files, repository, role) in the background.
+        if (requiresUpdate) afterCommit(() => requestBenefitGrantsAction(deps, benefit.id, 'update'));
         return data;
       });
+      await afterCommit();
       return result;
     },
   }),
@@ -122,10 +126,12 @@ export const routes = [
     auth: write,
     params: idParams,
     status: 204,
-    async handler({ params, principal, em }) {
-      await inTransaction(em, async (tx) => {
+    async handler({ params, principal, em, deps }) {
+      const { afterCommit } = await inTransaction(em, async (tx, afterCommit) => {
         const benefit = await findVisibleBenefit(tx, principal, params.id);
         const products = await deleteBenefit(tx, benefit);
+        // Its grants are revoked in the background (benefit-grant workflows).
+        afterCommit(() => requestBenefitGrantsAction(deps, benefit.id, 'revoke'));
         await tx.flush();
         for (const product of products) {
           await tx.populate(product, PRODUCT_POPULATE, { refresh: true });
@@ -133,6 +139,7 @@ export const routes = [
         }
         await tx.flush();
       });
+      await afterCommit();
     },
   }),
   route({

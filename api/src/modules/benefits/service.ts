@@ -47,7 +47,7 @@ export async function updateBenefit(em: EntityManager, benefit: Benefit, input: 
 
 /**
  * Soft-deletes a benefit and detaches it from every product. Benefits marked non-deletable answer
- * 403. Returns the products that lost it. (Revoking its grants comes with the grant workflow.)
+ * 403. Returns the products that lost it (the route then revokes its grants through the grant workflows).
  */
 export async function deleteBenefit(em: EntityManager, benefit: Benefit): Promise<Product[]> {
   if (!benefit.deletable) throw NotPermitted('This benefit cannot be deleted.');

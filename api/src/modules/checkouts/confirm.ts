@@ -1,50 +1,50 @@
 /**
- * Checkout confirmation (`POST /v1/checkouts/client/{client_secret}/confirm`): in one transaction
- * with the checkout row locked (FOR UPDATE NOWAIT), apply the buyer's last changes, check what the
- * checkout needs, reserve the discount redemption, find or create the customer, charge the card and
- * mark the checkout `confirmed`. The order, subscription and benefits follow in the
- * `checkout-confirm:<id>` workflow, started after commit.
+ * Checkout confirmation (`POST /v1/checkouts/client/{client_secret}/confirm`) in three short steps,
+ * so that no database connection is held while the processor is called:
  *
- * Charging inside the transaction: the charge is an external side effect that a rollback cannot
- * undo. A decline rolls everything back (the checkout stays open, the redemption is released, no
- * customer is written). A crash between a successful charge and the commit would leave a charge
- * without a confirmed checkout; the charge's idempotency key (`checkout:<id>:charge:<token>`) makes
- * the buyer's retry replay that same charge instead of charging twice, and the retry then commits.
- * The token is part of the key because a declined attempt is replayed for its key too (as Stripe
- * does): the buyer's next card must get a fresh attempt.
+ * 1. Prepare (one short transaction, checkout row locked FOR UPDATE NOWAIT: a concurrent confirm that
+ *    finds it locked gets 409): apply the buyer's last changes, check what the checkout needs, and
+ *    reserve the discount redemption with one atomic conditional UPDATE of `redemptions_count` (no
+ *    row lock held beyond this transaction), recorded as the checkout's `discount_redemptions` row.
+ *    A reservation is per checkout: a retry reuses it.
+ * 2. Charge, outside any transaction. A decline releases the reservation (PaymentError, checkout
+ *    stays `open`, no customer written).
+ * 3. Commit (one short transaction, checkout row locked): if the checkout is still open and unchanged,
+ *    find or create the customer, mark it `confirmed` with the charge, and record the
+ *    `checkout-confirm:<id>` workflow start durably (kit/workflow-starts.ts) in the same transaction.
+ *    When another confirm won meanwhile with the same charge (same idempotency key) this one is a
+ *    403 NotOpenCheckout; with a different charge, this one's charge is refunded first.
  *
- * Holding the row lock across the processor call means a confirm in flight needs two database
- * connections when the processor is the sandbox (which stores its charges in the same database).
+ * Charge idempotency: the key is `checkout:<id>:charge:<token>`, so concurrent confirms with one
+ * token make one charge, and a crash between the charge and step 3 is healed by the buyer's retry,
+ * which replays that charge. The token is part of the key because a declined attempt is replayed for
+ * its key too (as Stripe does): the buyer's next card must get a fresh attempt.
  */
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { z } from 'zod/v4';
 import type { Config } from '../../config.ts';
-import type { EntityManager } from '../../kit/db.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ApiError, RequestValidationError, ResourceAlreadyExists, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { emitCustomerEvent } from '../customers/service.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Organization } from '../organizations/entities.ts';
+import { Order } from '../orders/entities.ts';
 import { createProcessor, type PaymentProcessor } from '../payments/index.ts';
 import { ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Checkout, DiscountRedemption } from './entities.ts';
-import { checkoutPublicSchema, checkoutUpdatePublicSchema, effectiveStatus, serializeCheckout } from './schemas.ts';
+import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { CHECKOUT_POPULATE, CHECKOUT_SECRET_PREFIX, NotOpenCheckout, notRedeemable, updateCheckout, validateCustomFieldData } from './service.ts';
 
 export const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
 export const AlreadyActiveSubscriptionError = (detail = 'You already have an active subscription.') =>
   new ApiError(403, 'AlreadyActiveSubscriptionError', detail);
 
-export const checkoutConfirmSchema = checkoutUpdatePublicSchema.extend({
-  confirmation_token_id: z.string().trim().min(1).max(255).nullish(),
-});
-export type CheckoutConfirm = z.output<typeof checkoutConfirmSchema>;
-
-export const checkoutConfirmedSchema = checkoutPublicSchema.extend({ customer_session_token: z.string() });
+// The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
+export { checkoutConfirmSchema, checkoutConfirmedSchema, type CheckoutConfirm } from './schemas.ts';
 
 const processors = new WeakMap<MikroORM, PaymentProcessor>();
 /** One processor per ORM (the sandbox keeps its state in that database). */
@@ -93,46 +93,76 @@ function requireConfirmFields(c: Checkout, tokenId: string | null | undefined): 
   c.customFieldData = validateCustomFieldData(c.product, c.customFieldData, true);
 }
 
-/**
- * Reserves one redemption of the checkout's discount under the discount's row lock: a discount at
- * its max_redemptions (or otherwise not redeemable) is a 422 on `body.discount_id`. Rolled back with
- * the confirmation's transaction.
- */
-async function reserveRedemption(em: EntityManager, c: Checkout): Promise<void> {
-  if (!c.discount || !c.isDiscountApplicable) return;
-  const d = await em.findOne(Discount, { id: c.discount.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  const why = d ? notRedeemable(d) : 'Discount does not exist.';
-  if (!d || why) throw fieldError(['body', 'discount_id'], why!, 'value_error', c.discount.id);
-  d.redemptionsCount += 1;
-  em.create(DiscountRedemption, { discount: d, checkout: c });
+/** One redemption more, if the discount is still redeemable: one atomic conditional UPDATE. */
+async function incrementRedemptions(em: EntityManager, discountId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update "discounts" set "redemptions_count" = "redemptions_count" + 1, "modified_at" = now()
+      where "id" = ? and "deleted_at" is null
+        and ("max_redemptions" is null or "redemptions_count" < "max_redemptions")
+        and ("starts_at" is null or "starts_at" <= now()) and ("ends_at" is null or "ends_at" >= now())
+      returning "id"`,
+    [discountId],
+  );
+  return rows.length === 1;
 }
 
-/** Releases a reserved redemption (compensation after a confirmed checkout fails). Idempotent. */
+async function decrementRedemptions(em: EntityManager, discountId: string): Promise<void> {
+  await em.execute(
+    `update "discounts" set "redemptions_count" = greatest("redemptions_count" - 1, 0), "modified_at" = now() where "id" = ?`,
+    [discountId],
+  );
+}
+
+/**
+ * Reserves one redemption of the checkout's discount for this checkout (reused when it already holds
+ * one for that discount): a discount at its max_redemptions (or otherwise not redeemable) is a 422 on
+ * `body.discount_id`. The discount row is only locked for the rest of the caller's (short) transaction.
+ */
+async function reserveRedemption(em: EntityManager, c: Checkout): Promise<void> {
+  const held = await em.findOne(DiscountRedemption, { checkout: c.id });
+  const wanted = c.discount && c.isDiscountApplicable ? c.discount.id : null;
+  if (held && held.discount.id === wanted) return;
+  if (held) {
+    // The buyer changed or removed the discount since an earlier attempt.
+    await decrementRedemptions(em, held.discount.id);
+    em.remove(held);
+    await em.flush();
+  }
+  if (!wanted) return;
+  if (!(await incrementRedemptions(em, wanted))) {
+    const d = await em.findOne(Discount, { id: wanted }, { refresh: true });
+    const why = (d && notRedeemable(d)) ?? 'Discount has reached its maximum redemptions.';
+    throw fieldError(['body', 'discount_id'], why, 'value_error', wanted);
+  }
+  em.create(DiscountRedemption, { discount: wanted, checkout: c.id });
+}
+
+/** Releases a reserved redemption (a declined charge; compensation after a confirmed checkout fails). Idempotent. */
 export async function releaseRedemption(em: EntityManager, checkoutId: string): Promise<boolean> {
   const r = await em.findOne(DiscountRedemption, { checkout: checkoutId });
   if (!r) return false;
-  const d = await em.findOne(Discount, { id: r.discount.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (d) d.redemptionsCount = Math.max(0, d.redemptionsCount - 1);
-  em.remove(r);
-  await em.flush();
-  return true;
+  const deleted = await em.nativeDelete(DiscountRedemption, { id: r.id });
+  if (deleted) await decrementRedemptions(em, r.discount.id);
+  em.getUnitOfWork().unsetIdentity(r);
+  return deleted > 0;
+}
+
+async function findCustomer(em: EntityManager, c: Checkout): Promise<Customer | null> {
+  const email = c.customerEmail!;
+  if (c.customer && !c.customer.deletedAt && c.customer.email === email) return c.customer;
+  return em.findOne(Customer, { organization: c.organization.id, email, deletedAt: null });
 }
 
 async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ customer: Customer; created: boolean }> {
-  const organizationId = c.organization.id;
-  const email = c.customerEmail!;
-  const existing =
-    c.customer && !c.customer.deletedAt && c.customer.email === email
-      ? c.customer
-      : await em.findOne(Customer, { organization: organizationId, email, deletedAt: null });
+  const existing = await findCustomer(em, c);
   if (existing) {
     if (!existing.name && c.customerName) existing.name = c.customerName;
     if (!existing.billingAddress && c.customerBillingAddress) existing.billingAddress = c.customerBillingAddress;
     return { customer: existing, created: false };
   }
   const customer = em.create(Customer, {
-    organization: em.getReference(Organization, organizationId),
-    email,
+    organization: em.getReference(Organization, c.organization.id),
+    email: c.customerEmail!,
     emailVerified: false,
     name: c.customerName ?? null,
     externalId: c.customerExternalId ?? null,
@@ -147,8 +177,8 @@ async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ c
 }
 
 /** One active (or trialing) subscription per customer and organization, unless the organization allows several. */
-async function assertNoActiveSubscription(em: EntityManager, c: Checkout, customer: Customer, created: boolean): Promise<void> {
-  if (!c.product.recurringInterval || created) return;
+async function assertNoActiveSubscription(em: EntityManager, c: Checkout, customer: Customer | null): Promise<void> {
+  if (!c.product.recurringInterval || !customer || !customer.id) return;
   const settings = c.organization.subscriptionSettings as { allow_multiple_subscriptions?: boolean };
   if (settings.allow_multiple_subscriptions) return;
   const active = await em.count(Subscription, {
@@ -164,83 +194,173 @@ export interface ConfirmDeps {
   orm: MikroORM;
 }
 
-/**
- * Confirms the checkout in the caller's transaction (`tx`): see the file comment. Returns the
- * confirmed checkout and the customer session token (shown once). Flushes.
- */
-export async function confirmCheckout(
-  tx: EntityManager,
-  deps: ConfirmDeps,
-  clientSecret: string,
-  input: CheckoutConfirm,
-): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
-  const c = await lockCheckoutBySecret(tx, clientSecret);
-  if (c.status !== 'open') throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
-  const { confirmation_token_id: tokenId, ...update } = input;
-  await updateCheckout(tx, c, update, 'public');
-  requireConfirmFields(c, tokenId);
+/** What step 1 hands to the charge and to step 3. */
+interface Prepared {
+  checkoutId: string;
+  tokenId: string | null;
+  email: string;
+  name: string | null;
+  processorCustomerId: string | null;
+  totalAmount: number | null;
+  currency: string | null;
+  paymentRequired: boolean;
+  setupRequired: boolean;
+  recurring: boolean;
+  discountId: string | null;
+}
 
-  const { customer, created } = await findOrCreateCustomer(tx, c);
-  await assertNoActiveSubscription(tx, c, customer, created);
-  await reserveRedemption(tx, c);
-  try {
+/** Step 1: see the file comment. */
+async function prepare(em: EntityManager, clientSecret: string, input: CheckoutConfirm): Promise<Prepared> {
+  return em.transactional(async (tx) => {
+    const c = await lockCheckoutBySecret(tx, clientSecret);
+    if (c.status !== 'open') throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
+    // Reopened after a failed fulfilment that had already written its (now refunded) order: one order
+    // per checkout, so a new payment needs a new checkout.
+    if (await tx.count(Order, { checkout: c.id })) throw NotOpenCheckout('This checkout was refunded; start a new checkout.');
+    const { confirmation_token_id: tokenId, ...update } = input;
+    await updateCheckout(tx, c, update, 'public');
+    requireConfirmFields(c, tokenId);
+    const customer = await findCustomer(tx, c);
+    await assertNoActiveSubscription(tx, c, customer);
+    await reserveRedemption(tx, c);
     await tx.flush();
-  } catch (err) {
-    // Another checkout created the same customer a moment ago: the buyer can simply retry.
-    if (err instanceof UniqueConstraintViolationException) throw ResourceAlreadyExists('A concurrent checkout is creating this customer; retry.');
-    throw err;
-  }
+    return {
+      checkoutId: c.id,
+      tokenId: tokenId ?? null,
+      email: c.customerEmail!,
+      name: customer?.name ?? c.customerName ?? null,
+      processorCustomerId: customer?.processorCustomerId ?? null,
+      totalAmount: c.totalAmount ?? null,
+      currency: c.currency ?? null,
+      paymentRequired: c.isPaymentRequired,
+      setupRequired: c.isPaymentSetupRequired,
+      recurring: c.product.recurringInterval != null,
+      discountId: c.discount && c.isDiscountApplicable ? c.discount.id : null,
+    };
+  });
+}
 
-  const processor = processorFor(deps.cfg, deps.orm);
-  let chargeId: string | null = null;
-  let savedMethod: ProcessorPaymentMethod | null = null;
-  const recurring = c.product.recurringInterval != null;
+interface Charged {
+  processorCustomerId: string | null;
+  chargeId: string | null;
+  savedMethod: ProcessorPaymentMethod | null;
+}
+
+/** Step 2: the processor calls, holding no database connection of the caller's pool. */
+async function charge(processor: PaymentProcessor, p: Prepared): Promise<Charged> {
+  if (!p.paymentRequired && !p.setupRequired) return { processorCustomerId: p.processorCustomerId, chargeId: null, savedMethod: null };
   try {
-    if (c.isPaymentRequired || c.isPaymentSetupRequired) {
-      if (!customer.processorCustomerId) {
-        const pc = await processor.createCustomer({
-          email: customer.email,
-          name: customer.name ?? null,
-          idempotencyKey: `checkout:${c.id}:customer:${customer.email}`,
-        });
-        customer.processorCustomerId = pc.id;
-      }
-      if (c.isPaymentRequired) {
-        const result = await processor.confirmPayment({
-          amount: c.totalAmount!,
-          currency: c.currency!,
-          confirmationTokenId: tokenId!,
-          processorCustomerId: customer.processorCustomerId,
-          savePaymentMethod: recurring,
-          idempotencyKey: `checkout:${c.id}:charge:${tokenId}`,
-          metadata: { checkout_id: c.id },
-        });
-        if (result.status === 'declined') throw PaymentError(result.message);
-        chargeId = result.chargeId;
-        if (recurring) savedMethod = result.paymentMethod;
-      } else {
-        const result = await processor.setupPaymentMethod({
-          confirmationTokenId: tokenId!,
-          processorCustomerId: customer.processorCustomerId,
-          idempotencyKey: `checkout:${c.id}:setup:${tokenId}`,
-        });
-        if (result.status === 'declined') throw PaymentError(result.message);
-        savedMethod = result.paymentMethod;
-      }
+    const processorCustomerId =
+      p.processorCustomerId ??
+      (await processor.createCustomer({ email: p.email, name: p.name, idempotencyKey: `checkout:${p.checkoutId}:customer:${p.email}` })).id;
+    if (p.paymentRequired) {
+      const result = await processor.confirmPayment({
+        amount: p.totalAmount!,
+        currency: p.currency!,
+        confirmationTokenId: p.tokenId!,
+        processorCustomerId,
+        savePaymentMethod: p.recurring,
+        idempotencyKey: `checkout:${p.checkoutId}:charge:${p.tokenId}`,
+        metadata: { checkout_id: p.checkoutId },
+      });
+      if (result.status === 'declined') throw PaymentError(result.message);
+      return { processorCustomerId, chargeId: result.chargeId, savedMethod: p.recurring ? result.paymentMethod : null };
     }
+    const result = await processor.setupPaymentMethod({
+      confirmationTokenId: p.tokenId!,
+      processorCustomerId,
+      idempotencyKey: `checkout:${p.checkoutId}:setup:${p.tokenId}`,
+    });
+    if (result.status === 'declined') throw PaymentError(result.message);
+    return { processorCustomerId, chargeId: null, savedMethod: result.paymentMethod };
   } catch (err) {
     if (err instanceof ProcessorError) throw PaymentError(err.message);
     throw err;
   }
+}
 
-  c.status = 'confirmed';
-  c.customer = customer;
-  c.processorChargeId = chargeId;
-  c.processorPaymentMethod = savedMethod;
-  const { token } = createCustomerSession(tx, customer);
-  await tx.flush();
-  emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
-  if (created) emitCustomerEvent(tx, customer, 'created');
-  await tx.flush();
-  return { checkout: c, customerSessionToken: token, customerCreated: created ? customer : null };
+/** Thrown inside step 3 when the confirmation must not happen; `refund` when our charge must be given back. */
+class Abort extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly refund: boolean,
+  ) {
+    super('confirmation aborted');
+  }
+}
+
+/**
+ * Confirms the checkout (see the file comment). `inCommit` runs inside step 3's transaction with the
+ * confirmed checkout, e.g. to record the fulfilment workflow start; `after` callbacks it registers
+ * run once that transaction committed. Returns the confirmed checkout and the customer session token
+ * (shown once).
+ */
+export async function confirmCheckout(
+  em: EntityManager,
+  deps: ConfirmDeps,
+  clientSecret: string,
+  input: CheckoutConfirm,
+  inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void = () => {},
+): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
+  const p = await prepare(em, clientSecret, input);
+  const processor = processorFor(deps.cfg, deps.orm);
+  let charged: Charged;
+  try {
+    charged = await charge(processor, p);
+  } catch (err) {
+    // A decline keeps the checkout open: give the reservation back.
+    await em.fork().transactional((tx) => releaseRedemption(tx, p.checkoutId));
+    throw err;
+  }
+
+  try {
+    const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+      const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
+      await tx.populate(c, CHECKOUT_POPULATE);
+      if (c.status !== 'open') {
+        // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
+        throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
+      }
+      if ((c.totalAmount ?? null) !== p.totalAmount || (c.currency ?? null) !== p.currency || c.customerEmail !== p.email) {
+        throw new Abort(ResourceAlreadyExists('The checkout changed during confirmation; retry.'), charged.chargeId != null);
+      }
+      if (p.discountId && !(await tx.count(DiscountRedemption, { checkout: c.id }))) {
+        // A concurrent declined attempt released the reservation this one relied on.
+        try {
+          await reserveRedemption(tx, c);
+        } catch (err) {
+          throw new Abort(err, charged.chargeId != null);
+        }
+      }
+      const { customer, created } = await findOrCreateCustomer(tx, c);
+      try {
+        await assertNoActiveSubscription(tx, c, created ? null : customer);
+      } catch (err) {
+        throw new Abort(err, charged.chargeId != null);
+      }
+      if (!customer.processorCustomerId && charged.processorCustomerId) customer.processorCustomerId = charged.processorCustomerId;
+      c.status = 'confirmed';
+      c.customer = customer;
+      c.processorChargeId = charged.chargeId;
+      c.processorPaymentMethod = charged.savedMethod;
+      const { token } = createCustomerSession(tx, customer);
+      await tx.flush();
+      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+      if (created) emitCustomerEvent(tx, customer, 'created');
+      inCommit(tx, c, after);
+      await tx.flush();
+      return { checkout: c, customerSessionToken: token, customerCreated: created ? customer : null };
+    });
+    await afterCommit();
+    return result;
+  } catch (err) {
+    // Another checkout created the same customer a moment ago: the buyer's retry replays the charge.
+    if (err instanceof UniqueConstraintViolationException) throw ResourceAlreadyExists('A concurrent checkout is creating this customer; retry.');
+    if (!(err instanceof Abort)) throw err;
+    if (err.refund && charged.chargeId) {
+      await processor.refund({ chargeId: charged.chargeId, amount: p.totalAmount!, idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}` });
+    }
+    throw err.error;
+  }
 }

@@ -8,6 +8,7 @@ import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId, checkoutExpiryWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
@@ -16,6 +17,8 @@ import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { CHECKOUT_STATUSES, Checkout } from './entities.ts';
 import {
+  checkoutConfirmSchema,
+  checkoutConfirmedSchema,
   checkoutCreateSchema,
   checkoutPublicSchema,
   checkoutSchema,
@@ -24,7 +27,7 @@ import {
   serializeCheckout,
   serializeCheckoutPublic,
 } from './schemas.ts';
-import { checkoutConfirmSchema, checkoutConfirmedSchema, confirmCheckout } from './confirm.ts';
+import { confirmCheckout } from './confirm.ts';
 import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:read'] };
@@ -37,8 +40,8 @@ const listSchema = z.object({
 });
 
 /**
- * Flushes a created checkout, writes `checkout.created` and, once committed, starts its
- * `checkout-expiry:<id>` workflow. Returns the committed checkout (relations loaded).
+ * Flushes a created checkout, writes `checkout.created` and records its `checkout-expiry:<id>`
+ * workflow start (durable; started right after commit). Returns the committed checkout (relations loaded).
  */
 export async function commitNewCheckout(
   em: EntityManager,
@@ -52,13 +55,13 @@ export async function commitNewCheckout(
     await tx.populate(c, CHECKOUT_POPULATE);
     emitEvent(tx, c.organization.id, 'checkout.created', serializeCheckout(c, deps.cfg.PUBLIC_URL));
     await tx.flush();
-    after(() =>
-      deps.temporal.workflow.start('checkoutExpiryWorkflow', {
-        taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-        workflowId: checkoutExpiryWorkflowId(c.id),
-        args: [{ checkoutId: c.id, expiresAt: c.expiresAt.toISOString() }],
-      }),
-    );
+    startWorkflowDurably(tx, after, deps, {
+      workflowType: 'checkoutExpiryWorkflow',
+      taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+      workflowId: checkoutExpiryWorkflowId(c.id),
+      args: [{ checkoutId: c.id, expiresAt: c.expiresAt.toISOString() }],
+    });
+    await tx.flush();
     return c;
   });
   await afterCommit();
@@ -204,19 +207,16 @@ export const routes: RouteSpec[] = [
     body: checkoutConfirmSchema,
     response: checkoutConfirmedSchema,
     async handler({ params, body, em, deps }) {
-      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
-        const { checkout: c, customerSessionToken } = await confirmCheckout(tx, deps, params.client_secret, body);
-        after(() =>
-          deps.temporal.workflow.start('checkoutConfirmWorkflow', {
-            taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-            workflowId: checkoutConfirmWorkflowId(c.id),
-            args: [{ checkoutId: c.id }],
-          }),
-        );
-        return { ...serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL), customer_session_token: customerSessionToken };
-      });
-      await afterCommit();
-      return result;
+      // The fulfilment workflow start is recorded in the confirming transaction (durable) and made right after it.
+      const { checkout: c, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, (tx, checkout, after) =>
+        startWorkflowDurably(tx, after, deps, {
+          workflowType: 'checkoutConfirmWorkflow',
+          taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+          workflowId: checkoutConfirmWorkflowId(checkout.id),
+          args: [{ checkoutId: checkout.id }],
+        }),
+      );
+      return { ...serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL), customer_session_token: customerSessionToken };
     },
   }),
 ];

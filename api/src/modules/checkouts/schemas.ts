@@ -274,3 +274,11 @@ export function serializeCheckout(c: Checkout, publicUrl: string): CheckoutOut {
 export function serializeCheckoutPublic(c: Checkout, publicUrl: string): CheckoutPublicOut {
   return { ...serializeCommon(c, publicUrl), organization: serializeOrganization(c.organization) };
 }
+
+/** Body of `POST /v1/checkouts/client/{client_secret}/confirm`: the buyer's last changes plus the card. */
+export const checkoutConfirmSchema = checkoutUpdatePublicSchema.extend({
+  confirmation_token_id: z.string().trim().min(1).max(255).nullish(),
+});
+export type CheckoutConfirm = z.output<typeof checkoutConfirmSchema>;
+
+export const checkoutConfirmedSchema = checkoutPublicSchema.extend({ customer_session_token: z.string() });

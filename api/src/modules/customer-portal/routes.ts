@@ -14,6 +14,9 @@ import { emitEvent } from '../webhooks/outbox.ts';
 import { BENEFIT_TYPES } from '../benefits/entities.ts';
 import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
 import { serializeBenefit } from '../benefits/schemas.ts';
+import { updateGrantAsCustomer } from '../benefits/accounts.ts';
+import { createIntegrations } from '../benefits/integrations.ts';
+import { requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { flushCustomer, emitCustomerEvent } from '../customers/service.ts';
 import { LicenseKey } from '../license-keys/entities.ts';
@@ -43,7 +46,7 @@ import {
   serializePortalCustomer,
   validatedLicenseKeySchema,
 } from './schemas.ts';
-import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updateCustomerGrant, updatePortalCustomer } from './service.ts';
+import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updatePortalCustomer } from './service.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -211,19 +214,25 @@ export const routes = [
     params: idParams,
     body: customerBenefitGrantUpdateSchema,
     response: customerBenefitGrantSchema,
-    async handler({ params, body, principal, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const { grant, changed } = await updateCustomerGrant(tx, asCustomer(principal), params.id, body);
+    async handler({ params, body, principal, em, deps }) {
+      // GitHub / Discord: the account is checked with the provider, then the grant proceeds (benefits/accounts.ts).
+      const integrations = createIntegrations(deps.cfg);
+      const { result, afterCommit } = await inTransaction(em, async (tx, afterCommit) => {
+        const customerId = asCustomer(principal).customerId;
+        const { grant, changed, previous, requests } = await updateGrantAsCustomer(tx, integrations, customerId, params.id, body);
         if (changed) {
           await tx.flush();
           emitEvent(tx, grant.benefit.organization.id, 'benefit_grant.updated', {
             ...serializeBenefitGrant(grant),
             benefit: serializeBenefit(grant.benefit),
+            previous_properties: previous,
           });
           await tx.flush();
         }
+        for (const request of requests) afterCommit(() => requestGrantAction(deps, grant.benefit.id, customerId, request));
         return serializeCustomerBenefitGrant(grant);
       });
+      await afterCommit();
       return result;
     },
   }),

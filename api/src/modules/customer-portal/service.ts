@@ -3,13 +3,13 @@
  * (`principal.customerId`). Never commits.
  */
 import type { EntityManager } from '../../kit/db.ts';
-import { fieldError, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
+import { fieldError, ResourceNotFound } from '../../kit/errors.ts';
 import type { CustomerPrincipal } from '../../kit/principals.ts';
 import { Customer } from '../customers/entities.ts';
 import { TAX_ID_FORMATS } from '../customers/schemas.ts';
 import { updateCustomer } from '../customers/service.ts';
 import { BenefitGrant } from '../benefits/grants.ts';
-import type { CustomerBenefitGrantUpdate, PortalCustomerUpdate } from './schemas.ts';
+import type { PortalCustomerUpdate } from './schemas.ts';
 
 export const GRANT_POPULATE = ['customer', 'benefit', 'benefit.organization'] as const;
 
@@ -70,38 +70,4 @@ export async function findCustomerGrant(em: EntityManager, principal: CustomerPr
   const grant = await em.findOne(BenefitGrant, { id, customer: principal.customerId }, { populate: GRANT_POPULATE });
   if (!grant) throw ResourceNotFound('Benefit grant not found');
   return grant;
-}
-
-/**
- * Updates a grant as its customer: only their own (any other customer's grant is 403, an unknown one
- * 404), not a revoked one (403), `benefit_type` must match (422). Discord and GitHub grants name the
- * customer's linked account (`properties.account_id`); it must be one of the customer's OAuth
- * accounts (422 otherwise). Returns whether the grant changed.
- */
-export async function updateCustomerGrant(
-  em: EntityManager,
-  principal: CustomerPrincipal,
-  id: string,
-  input: CustomerBenefitGrantUpdate,
-): Promise<{ grant: BenefitGrant; changed: boolean }> {
-  const grant = await em.findOne(BenefitGrant, { id }, { populate: GRANT_POPULATE });
-  if (!grant) throw ResourceNotFound('Benefit grant not found');
-  if (grant.customer.id !== principal.customerId) throw NotPermitted('You can only update your own benefit grants.');
-  if (grant.revokedAt != null) throw NotPermitted('Cannot update a revoked benefit grant.');
-  if (input.benefit_type !== grant.benefit.type) {
-    throw fieldError(['body', 'benefit_type'], `Benefit type must be '${grant.benefit.type}'.`, 'value_error', input.benefit_type);
-  }
-  if (input.benefit_type === 'discord' || input.benefit_type === 'github_repository') {
-    const accountId = input.properties.account_id;
-    // Customers cannot link OAuth accounts yet (`oauth_accounts` is always empty), so no id matches.
-    const linked: string[] = [];
-    if (!linked.includes(accountId)) {
-      throw fieldError(['body', 'properties', 'account_id'], 'OAuth account does not exist.', 'value_error', accountId);
-    }
-    if (grant.properties.account_id !== accountId) {
-      grant.properties = { ...grant.properties, account_id: accountId };
-      return { grant, changed: true };
-    }
-  }
-  return { grant, changed: false };
 }

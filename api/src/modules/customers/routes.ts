@@ -12,6 +12,7 @@ import { route, type RouteSpec } from '../../kit/routes.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { revokeCustomerGrants } from '../benefits/lifecycle.ts';
 import { Customer } from './entities.ts';
 import {
   customerCreateSchema,
@@ -121,13 +122,16 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       auth: WRITE,
       params,
       status: 204,
-      async handler({ params: p, principal, em }) {
-        await em.transactional(async (tx) => {
+      async handler({ params: p, principal, em, deps }) {
+        const customerId = await em.transactional(async (tx) => {
           const c = await find(tx, principal, p as Record<string, string>);
           deleteCustomer(c);
           await tx.flush();
           emitCustomerEvent(tx, c, 'deleted');
+          return c.id;
         });
+        // Their benefit grants are revoked in the background (benefit-grant workflows).
+        await revokeCustomerGrants(deps, customerId);
       },
     }),
   ];

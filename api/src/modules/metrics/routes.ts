@@ -1,7 +1,12 @@
-/** /v1/metrics: the limits of the metrics ranges (the metrics query itself belongs to its own issue). */
+/** /v1/metrics: the figures per period (computed in SQL, service.ts) and the limits of the ranges. */
 import { z } from 'zod/v4';
+import { fieldError } from '../../kit/errors.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
-import { INTERVAL_MAX_DAYS, METRICS_MIN_DATE } from './limits.ts';
+import { queryList } from '../../kit/validation.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { INTERVAL_MAX_DAYS, METRICS_MIN_DATE, exceedsIntervalLimit, type MetricsInterval } from './limits.ts';
+import { METRIC_DEFINITIONS, METRIC_SLUGS, computeMetrics, type MetricSlug } from './service.ts';
 
 const intervalLimit = z.object({ max_days: z.number().int() });
 
@@ -10,13 +15,99 @@ export const metricsLimitsSchema = z.object({
   intervals: z.object({ hour: intervalLimit, day: intervalLimit, week: intervalLimit, month: intervalLimit, year: intervalLimit }),
 });
 
+const INTERVALS = Object.keys(INTERVAL_MAX_DAYS) as [MetricsInterval, ...MetricsInterval[]];
+
+/** An IANA time zone name both the runtime and PostgreSQL know (`UTC`, `Europe/Paris`, ...). */
+const timezoneSchema = z.string().max(64).refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return /^[A-Za-z0-9_+\-/]+$/.test(tz);
+    } catch {
+      return false;
+    }
+  },
+  { message: 'Unknown time zone' },
+);
+
+export const metricsQuerySchema = z.object({
+  start_date: z.iso.date(),
+  end_date: z.iso.date(),
+  interval: z.enum(INTERVALS),
+  timezone: timezoneSchema.default('UTC'),
+  organization_id: queryList(z.uuid()).optional(),
+  product_id: queryList(z.uuid()).optional(),
+  billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+});
+
+const periodSchema = z.object({
+  timestamp: z.string(),
+  ...(Object.fromEntries(METRIC_SLUGS.map((s) => [s, z.number().int()])) as Record<MetricSlug, z.ZodNumber>),
+});
+const metricSchema = z.object({ slug: z.string(), display_name: z.string(), type: z.enum(['scalar', 'currency']) });
+
+export const metricsResponseSchema = z.object({
+  periods: z.array(periodSchema),
+  metrics: z.object(Object.fromEntries(METRIC_SLUGS.map((s) => [s, metricSchema])) as Record<MetricSlug, typeof metricSchema>),
+});
+
+const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['metrics:read'] };
+
 export const routes = [
+  route({
+    method: 'get',
+    path: '/v1/metrics/',
+    summary: 'Orders, revenue and subscription figures per period',
+    tags: ['metrics'],
+    auth: READ,
+    query: metricsQuerySchema,
+    response: metricsResponseSchema,
+    async handler({ query, principal, em }) {
+      const start = new Date(`${query.start_date}T00:00:00Z`);
+      const end = new Date(`${query.end_date}T00:00:00Z`);
+      if (end < start) throw fieldError(['query', 'end_date'], 'end_date must not be before start_date.', 'value_error', query.end_date);
+      if (exceedsIntervalLimit(query.interval, start, end)) {
+        throw fieldError(
+          ['query', 'end_date'],
+          `The interval is too big: at most ${INTERVAL_MAX_DAYS[query.interval]} days for ${query.interval}. Reduce the date range or choose a larger interval.`,
+          'value_error',
+          query.end_date,
+        );
+      }
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      let periods;
+      try {
+        periods = await computeMetrics(em, {
+          startDate: query.start_date,
+          endDate: query.end_date,
+          interval: query.interval,
+          timezone: query.timezone,
+          organizationIds: orgIds,
+          productIds: query.product_id,
+          billingTypes: query.billing_type,
+          customerIds: query.customer_id,
+        });
+      } catch (err) {
+        // A zone name the runtime knows but this PostgreSQL does not.
+        if (/time zone .* not recognized/i.test(String((err as Error).message))) {
+          throw fieldError(['query', 'timezone'], 'Unknown time zone', 'value_error', query.timezone);
+        }
+        throw err;
+      }
+      return {
+        periods: periods.map(({ timestamp, ...figures }) => ({ timestamp: timestamp.toISOString(), ...figures })),
+        metrics: Object.fromEntries(METRIC_SLUGS.map((slug) => [slug, { slug, ...METRIC_DEFINITIONS[slug] }])),
+      };
+    },
+  }),
   route({
     method: 'get',
     path: '/v1/metrics/limits',
     summary: 'Earliest date and longest range per interval for metrics',
     tags: ['metrics'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['metrics:read'] },
+    auth: READ,
     response: metricsLimitsSchema,
     async handler() {
       return {

@@ -7,10 +7,8 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
-import type { Logger } from '../../kit/logger.ts';
-import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
-import { strategyFor } from '../benefits/types/index.ts';
-import { BenefitActionUnavailable } from '../benefits/types/strategy.ts';
+import type { Deps } from '../../deps.ts';
+import { requestBenefitAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
@@ -135,63 +133,27 @@ export async function createOrderForCheckout(
 }
 
 /**
- * Step 3: one grant per benefit of the product, scoped to the subscription (recurring) or the order.
- * Types whose side effect is not available yet (BenefitActionUnavailable) keep their grant row, not
- * granted, and are logged. Writes benefit_grant.created for each new grant. Answers the granted count.
+ * Step 3: requests the grant of every benefit of the product for the customer, scoped to the
+ * subscription (recurring) or the order (one-time). The grants happen in the background, in the
+ * durable `benefit-grant:<benefit_id>:<customer_id>` workflows (benefits/lifecycle.ts), which write
+ * benefit_grant.created and retry third-party calls. Answers how many benefits were requested
+ * (`pending`; `granted` is always 0 here).
  */
 export async function grantBenefitsForCheckout(
-  em: EntityManager,
+  deps: Deps,
   checkoutId: string,
   scope: OrderStepResult,
-  log: Logger,
 ): Promise<{ granted: number; pending: number }> {
-  const c = await em.fork().findOne(Checkout, { id: checkoutId }, { populate: ['product.productBenefits.benefit', 'customer'] });
+  const c = await deps.orm.em.fork().findOne(Checkout, { id: checkoutId }, { populate: ['product.productBenefits.benefit'] });
   if (!c?.customer) return { granted: 0, pending: 0 };
-  const where = scope.subscriptionId
-    ? { subscriptionId: scope.subscriptionId, orderId: null }
-    : { subscriptionId: null, orderId: scope.orderId };
-  let granted = 0;
-  let pending = 0;
-  for (const pb of c.product.productBenefits.getItems()) {
-    if (pb.benefit.deletedAt) continue;
-    const benefitId = pb.benefit.id;
-    const customerId = c.customer.id;
-    const ok = await em.fork().transactional(async (tx) => {
-      let g = await tx.findOne(
-        BenefitGrant,
-        { customer: customerId, benefit: benefitId, ...where },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      const isNew = !g;
-      g ??= tx.create(BenefitGrant, {
-        customer: customerId,
-        benefit: benefitId,
-        ...where,
-        grantedAt: null,
-        revokedAt: null,
-        properties: {},
-      });
-      await tx.populate(g, ['customer', 'benefit']);
-      if (g.grantedAt) return true;
-      let done = false;
-      try {
-        g.properties = await strategyFor(g.benefit.type).grant({ em: tx }, { benefit: g.benefit, customer: g.customer, grantProperties: g.properties });
-        g.grantedAt = new Date();
-        g.revokedAt = null;
-        done = true;
-      } catch (err) {
-        if (!(err instanceof BenefitActionUnavailable)) throw err;
-        log.warn({ checkoutId, benefitId, type: g.benefit.type }, `benefit not granted: ${err.message}`);
-      }
-      await tx.flush();
-      if (isNew) emitEvent(tx, g.benefit.organization.id, 'benefit_grant.created', serializeBenefitGrant(g));
-      await tx.flush();
-      return done;
-    });
-    if (ok) granted++;
-    else pending++;
-  }
-  return { granted, pending };
+  await requestBenefitAction(deps, 'grant', {
+    customerId: c.customer.id,
+    productId: c.product.id,
+    subscriptionId: scope.subscriptionId,
+    orderId: scope.orderId,
+  });
+  const pending = c.product.productBenefits.getItems().filter((pb) => !pb.benefit.deletedAt).length;
+  return { granted: 0, pending };
 }
 
 /** Step 4: checkout `succeeded`, with checkout.updated and customer.state_changed. Idempotent. */
@@ -239,7 +201,8 @@ export async function receiptFor(em: EntityManager, checkoutId: string) {
 
 /**
  * Compensation after a step failed for good: refund the charge in full (idempotent by key), release
- * the discount redemption, mark the order refunded (if it exists) and the checkout `failed`.
+ * the discount redemption, mark the order refunded (if it exists) and put the checkout back to `open`
+ * (issue #5), without its refunded charge, so the buyer may try again.
  */
 export async function compensateCheckout(
   em: EntityManager,
@@ -264,8 +227,10 @@ export async function compensateCheckout(
       order.refundedAmount = order.netAmount;
       order.refundedTaxAmount = order.taxAmount;
     }
-    if (c.status !== 'failed') {
-      c.status = 'failed';
+    if (c.status === 'confirmed') {
+      c.status = 'open';
+      c.processorChargeId = null;
+      c.processorPaymentMethod = null;
       await tx.flush();
       await tx.populate(c, CHECKOUT_POPULATE);
       emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));

@@ -1,13 +1,17 @@
-/** /v1/orders: the seller's list and read (`orders:read`). Orders are written by the checkout workflow. */
+/**
+ * /v1/orders: the seller's list, read and invoice (`orders:read`). Orders are written by the checkout
+ * and subscription workflows.
+ */
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
-import { ORDER_POPULATE, orderSchema, serializeOrder } from './schemas.ts';
+import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
+import { ORDER_POPULATE, orderInvoiceSchema, orderOrderBy, orderSchema, productTypeFilter, serializeOrder } from './schemas.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['orders:read'] };
 
@@ -28,26 +32,25 @@ export const routes: RouteSpec[] = [
       organization_id: queryList(z.uuid()).optional(),
       product_id: queryList(z.uuid()).optional(),
       product_billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+      product_price_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
       discount_id: queryList(z.uuid()).optional(),
       customer_id: queryList(z.uuid()).optional(),
       checkout_id: queryList(z.uuid()).optional(),
-      sorting: sortingQuery(['created_at', 'amount', 'net_amount']),
+      sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'customer', 'product', 'discount', 'subscription']),
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
       let orgIds = await visibleOrganizationIds(em, principal);
       if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
-      if (query.product_id) where.product = { $in: query.product_id };
       if (query.discount_id) where.discount = { $in: query.discount_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };
       if (query.checkout_id) where.checkout = { $in: query.checkout_id };
-      const billing = new Set(query.product_billing_type ?? []);
-      if (billing.size === 1) {
-        where.product = { ...(where.product as object), recurringInterval: billing.has('recurring') ? { $ne: null } : null };
-      }
+      const product = productTypeFilter(query.product_billing_type, query.product_price_type);
+      if (query.product_id) product.id = { $in: query.product_id };
+      if (Object.keys(product).length) where.product = product;
       const [items, total] = await em.findAndCount(Order, where, {
-        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt', amount: 'netAmount', net_amount: 'netAmount' }), { id: 'asc' }],
+        orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),
       });
       if (items.length) await em.populate(items, ORDER_POPULATE);
@@ -67,6 +70,21 @@ export const routes: RouteSpec[] = [
       const o = await em.findOne(Order, { id: params.id, organization: { $in: orgIds } }, { populate: ORDER_POPULATE });
       if (!o) throw ResourceNotFound('Order not found');
       return serializeOrder(o);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orders/:id/invoice',
+    summary: "Get a URL to the order's PDF invoice (generated on the first call, then reused)",
+    tags: ['orders'],
+    auth: READ,
+    params: z.object({ id: z.uuid() }),
+    response: orderInvoiceSchema,
+    async handler({ params, principal, em, deps }) {
+      const orgIds = await visibleOrganizationIds(em, principal);
+      const o = await em.findOne(Order, { id: params.id, organization: { $in: orgIds } }, { populate: INVOICE_POPULATE });
+      if (!o) throw ResourceNotFound('Order not found');
+      return { url: await invoiceUrl(deps.storage, o) };
     },
   }),
 ];

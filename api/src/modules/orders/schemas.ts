@@ -125,3 +125,38 @@ export function serializeOrder(o: Order): OrderOut {
     ],
   };
 }
+
+/** `GET /v1/orders/{id}/invoice` (and the portal's): a presigned URL to the PDF. */
+export const orderInvoiceSchema = z.object({ url: z.string() });
+
+type Dir = 'asc' | 'desc';
+/** Sorting keys of order lists → MikroORM orderBy (relations sort by what a person reads: email, name). */
+const ORDER_SORT: Record<string, (d: Dir) => Record<string, unknown>> = {
+  created_at: (d) => ({ createdAt: d }),
+  amount: (d) => ({ netAmount: d }),
+  net_amount: (d) => ({ netAmount: d }),
+  customer: (d) => ({ customer: { email: d } }),
+  product: (d) => ({ product: { name: d } }),
+  discount: (d) => ({ discount: { name: d } }),
+  subscription: (d) => ({ subscription: { id: d } }),
+  organization: (d) => ({ organization: { name: d } }),
+};
+
+export function orderOrderBy(sorting: string[]): Record<string, unknown>[] {
+  return sorting.map((s) => {
+    const dir: Dir = s.startsWith('-') ? 'desc' : 'asc';
+    return (ORDER_SORT[s.replace(/^-/, '')] ?? ORDER_SORT.created_at!)(dir);
+  });
+}
+
+/**
+ * Product conditions for `product_billing_type` and `product_price_type` (`one_time` | `recurring`):
+ * both follow the product's recurring interval; given together, an order must match both.
+ */
+export function productTypeFilter(...lists: (readonly string[] | undefined)[]): Record<string, unknown> {
+  let allowed = new Set(['one_time', 'recurring']);
+  for (const list of lists) if (list) allowed = new Set(list.filter((v) => allowed.has(v)));
+  if (allowed.size === 2) return {};
+  if (allowed.size === 0) return { $and: [{ recurringInterval: null }, { recurringInterval: { $ne: null } }] };
+  return { recurringInterval: allowed.has('recurring') ? { $ne: null } : null };
+}

@@ -1,7 +1,9 @@
 /** Saved payment methods. Services never commit on their own, except the workflow steps that say so. */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
+import { ApiError } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
+import { Subscription } from '../subscriptions/entities.ts';
 import type { ProcessorPaymentMethod } from '../payments/processor.ts';
 import { PaymentMethod } from './entities.ts';
 
@@ -31,5 +33,64 @@ export async function savePaymentMethod(
     deletedAt: null,
   });
   await em.flush();
+  return pm;
+}
+
+/** The customer's live payment methods, the default first, then newest first. */
+export function listPaymentMethods(
+  em: EntityManager,
+  customerId: string,
+  page: { limit: number; offset: number },
+): Promise<[PaymentMethod[], number]> {
+  return em.findAndCount(
+    PaymentMethod,
+    { customer: customerId, deletedAt: null },
+    { orderBy: [{ isDefault: 'desc' }, { createdAt: 'desc' }, { id: 'asc' }], ...page },
+  );
+}
+
+/** Makes `pm` the customer's only live default (customer row lock held by the caller). */
+export async function setDefaultPaymentMethod(em: EntityManager, pm: PaymentMethod): Promise<void> {
+  const others = await em.find(PaymentMethod, { customer: pm.customer.id, isDefault: true, deletedAt: null, id: { $ne: pm.id } });
+  for (const o of others) o.isDefault = false;
+  pm.isDefault = true;
+}
+
+export const PaymentMethodInUse = () =>
+  new ApiError(
+    400,
+    'PaymentMethodInUseByActiveSubscription',
+    'This is your only payment method and an active subscription renews with it: add another one first.',
+  );
+
+/**
+ * Soft-deletes a live payment method of the customer (null when there is none by that id). When it
+ * was the default, the newest remaining method becomes the default. The last method of a customer
+ * whose paid subscriptions still renew cannot go (400). Customer row lock held here.
+ */
+export async function deletePaymentMethod(em: EntityManager, customerId: string, id: string): Promise<PaymentMethod | null> {
+  await em.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const pm = await em.findOne(PaymentMethod, { id, customer: customerId, deletedAt: null });
+  if (!pm) return null;
+  const others = await em.count(PaymentMethod, { customer: customerId, deletedAt: null, id: { $ne: pm.id } });
+  if (others === 0) {
+    const renewing = await em.count(Subscription, {
+      customer: customerId,
+      status: { $in: ['trialing', 'active', 'past_due'] },
+      cancelAtPeriodEnd: false,
+      amount: { $gt: 0 },
+    });
+    if (renewing > 0) throw PaymentMethodInUse();
+  }
+  pm.deletedAt = new Date();
+  if (pm.isDefault) {
+    pm.isDefault = false;
+    const next = await em.findOne(
+      PaymentMethod,
+      { customer: customerId, deletedAt: null, id: { $ne: pm.id } },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] },
+    );
+    if (next) next.isDefault = true;
+  }
   return pm;
 }

@@ -252,3 +252,13 @@ export async function createSandboxConfirmationToken(
   await em.flush();
   return token;
 }
+
+/**
+ * Sandbox-only control: a saved card that starts declining (its later off-session charges fail, as
+ * Stripe's `4000 0000 0000 0341` card does), or works again. For tests and demos of dunning on a
+ * card that paid at checkout.
+ */
+export async function setSandboxCardOutcome(em: EntityManager, paymentMethodId: string, outcome: 'succeed' | 'charge_fails'): Promise<boolean> {
+  const updated = await em.nativeUpdate(SandboxPaymentMethod, { id: paymentMethodId }, { outcome });
+  return updated > 0;
+}

@@ -209,3 +209,45 @@ export function refundTax(order: { netAmount: number; taxAmount: number; refunde
   if (order.netAmount === 0) return 0;
   return Math.min(remainingTax, mulDiv(amount, order.taxAmount, order.netAmount));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Renewal cycles
+
+export interface CycleAmounts {
+  /** Price (minus the credit already used) before discount: subtotal − discount = net. */
+  subtotal: number;
+  discount: number;
+  net: number;
+  tax: number;
+  total: number;
+  /** Credit left over (≤ 0) when the proration credit exceeds what the cycle costs: carried to the next cycle. */
+  carry: number;
+  /** Whether the subscription's discount still applied to this period (else it is dropped). */
+  discountApplied: boolean;
+}
+
+/**
+ * The order of one renewal cycle: the price, the subscription's discount while its duration lasts, the
+ * proration carried from a mid-cycle change (positive owed, negative credit), tax on the net. A credit
+ * larger than the cycle leaves a zero order and carries the rest; nothing is ever rounded away.
+ */
+export function cycleAmounts(input: {
+  priceAmount: number;
+  discount: { terms: DiscountTerms; duration: DiscountDuration; appliedAt: Date } | null;
+  periodStart: Date;
+  isFirstPeriod: boolean;
+  proration: number;
+  taxBasisPoints?: number;
+}): CycleAmounts {
+  const { priceAmount: base, proration } = input;
+  if (!Number.isSafeInteger(base) || base < 0) throw new RangeError('priceAmount must be a non-negative integer');
+  if (!Number.isSafeInteger(proration)) throw new RangeError('proration must be an integer');
+  const d = input.discount;
+  const applies = Boolean(d) && discountApplies(d!.duration, d!.appliedAt, input.periodStart, input.isFirstPeriod);
+  const discount = applies ? discountAmount(base, d!.terms) : 0;
+  const raw = base - discount + proration;
+  const net = Math.max(raw, 0);
+  const carry = Math.min(raw, 0);
+  const tax = taxOn(net, input.taxBasisPoints ?? 0);
+  return { subtotal: net + discount, discount, net, tax, total: net + tax, carry, discountApplied: applies };
+}

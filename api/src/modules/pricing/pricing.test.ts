@@ -4,6 +4,7 @@ import {
   PricingError,
   addMonths,
   checkoutAmounts,
+  cycleAmounts,
   cycleStart,
   discountApplies,
   priceAmount,
@@ -164,5 +165,60 @@ describe('refund tax', () => {
 
   it('refuses refunding more than remains', () => {
     expect(() => refundTax({ netAmount: 1000, taxAmount: 200, refundedAmount: 900, refundedTaxAmount: 180 }, 101)).toThrow(PricingError);
+  });
+});
+
+describe('renewal cycles', () => {
+  const terms = discount;
+  const duration = fc.oneof(
+    fc.constant({ duration: 'once' as const }),
+    fc.constant({ duration: 'forever' as const }),
+    fc.integer({ min: 1, max: 24 }).map((durationInMonths) => ({ duration: 'repeating' as const, durationInMonths })),
+  );
+  const proration = fc.integer({ min: -20_000_000, max: 20_000_000 });
+
+  it('never lose or create a cent across a year of cycles with prorations carried forward', () => {
+    fc.assert(
+      fc.property(money, terms, duration, date, fc.array(proration, { minLength: 12, maxLength: 12 }), bp, (price, t, dur, start, changes, tax) => {
+        let carried = 0;
+        let billedNet = 0;
+        let expected = 0;
+        for (let cycle = 0; cycle < 12; cycle++) {
+          const a = cycleAmounts({
+            priceAmount: price,
+            discount: { terms: t, duration: dur, appliedAt: start },
+            periodStart: cycleStart(start, 'month', cycle),
+            isFirstPeriod: cycle === 0,
+            proration: carried + changes[cycle]!,
+            taxBasisPoints: tax,
+          });
+          if (a.net < 0 || a.carry > 0 || a.subtotal - a.discount !== a.net || a.total !== a.net + a.tax) return false;
+          billedNet += a.net;
+          expected += price - a.discount + changes[cycle]!;
+          carried = a.carry;
+        }
+        // What was billed plus the credit still owed to the customer is exactly price − discounts + changes.
+        return billedNet + carried === expected;
+      }),
+    );
+  });
+
+  it('applies a 3-month repeating 25 % discount to the first three monthly orders only', () => {
+    const start = new Date('2026-01-31T10:00:00Z');
+    const nets = Array.from({ length: 12 }, (_, cycle) =>
+      cycleAmounts({
+        priceAmount: 1999,
+        discount: { terms: { type: 'percentage', basis_points: 2500 }, duration: { duration: 'repeating', durationInMonths: 3 }, appliedAt: start },
+        periodStart: cycleStart(start, 'month', cycle),
+        isFirstPeriod: cycle === 0,
+        proration: 0,
+      }).net,
+    );
+    expect(nets).toEqual([1499, 1499, 1499, ...Array(9).fill(1999)]);
+  });
+
+  it('carries a credit larger than the cycle to the next one', () => {
+    const a = cycleAmounts({ priceAmount: 1000, discount: null, periodStart: new Date(), isFirstPeriod: false, proration: -1500 });
+    expect(a).toMatchObject({ subtotal: 0, discount: 0, net: 0, total: 0, carry: -500 });
   });
 });

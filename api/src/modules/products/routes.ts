@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import { productCreatedWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
@@ -66,15 +67,15 @@ export const productRoutes = [
         await tx.populate(p, PRODUCT_POPULATE, { refresh: true });
         const data = serializeProduct(p);
         emitEvent(tx, organizationId, 'product.created', data);
+        // Announce the product to the organization's members: the start is recorded with the product
+        // and made once the row is committed (the worker's sweeper makes it if this process dies first).
+        startWorkflowDurably(tx, after, deps, {
+          workflowType: 'productCreatedWorkflow',
+          taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+          workflowId: productCreatedWorkflowId(p.id),
+          args: [{ productId: p.id }],
+        });
         await tx.flush();
-        // Announce the product to the organization's members, durably, once the row is committed.
-        after(() =>
-          deps.temporal.workflow.start('productCreatedWorkflow', {
-            taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-            workflowId: productCreatedWorkflowId(p.id),
-            args: [{ productId: p.id }],
-          }),
-        );
         return data;
       });
       await afterCommit();

@@ -45,6 +45,11 @@ export const Subscription = defineEntity({
     customerCancellationReason: p.enum(CANCELLATION_REASONS).nullable(),
     customerCancellationComment: p.text().nullable(),
     paymentMethod: () => p.manyToOne(PaymentMethod).nullable().deleteRule('set null').index(),
+    /**
+     * Proration carried to the next cycle's order (`proration_behavior: prorate`, or an `invoice`
+     * change whose difference was a credit): positive = owed by the customer, negative = credit.
+     */
+    pendingProrationAmount: p.integer().default(0),
     metadata: p.json<Metadata>(),
   },
 });

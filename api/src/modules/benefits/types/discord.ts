@@ -3,10 +3,12 @@
  * guild token the bot-install flow hands out (a JWT whose payload carries `guild_id`, as the public
  * API's). The guild token is write-only: stored, never returned; the read model's `guild_token` is an
  * empty string (the SDK requires the key), and an update that omits it or sends it empty keeps the
- * stored one. Granting (adding the role through the bot) comes with the Discord integration.
+ * stored one. Granting adds the role to the customer's chosen Discord account (`account_id` on the
+ * grant, picked in the portal) through the bot; without an account the grant stays pending. Revoking
+ * removes the role the grant recorded.
  */
 import { z } from 'zod/v4';
-import { BenefitActionUnavailable, propertiesError, type BenefitTypeStrategy } from './strategy.ts';
+import { GrantPending, integrationsOf, propertiesError, type BenefitTypeStrategy } from './strategy.ts';
 
 const snowflake = z.string().trim().regex(/^\d{1,32}$/, { message: 'Must be a Discord id (digits)' });
 
@@ -46,10 +48,36 @@ export const discordStrategy: BenefitTypeStrategy<z.infer<typeof propertiesSchem
   requiresUpdate(previous, current) {
     return previous.guild_id !== current.guild_id || previous.role_id !== current.role_id;
   },
-  async grant() {
-    throw new BenefitActionUnavailable('discord', 'grant');
+  async grant(ctx, { benefit, grantProperties }) {
+    const accountId = grantProperties.account_id as string | undefined;
+    if (!accountId) throw new GrantPending('No Discord account selected for this grant.');
+    const guildId = benefit.properties.guild_id as string;
+    const roleId = benefit.properties.role_id as string;
+    // A grant that gave another role (the benefit changed) takes it back first.
+    const prev = { guild: grantProperties.guild_id as string | undefined, role: grantProperties.role_id as string | undefined };
+    const prevUser = grantProperties.granted_user_id as string | undefined;
+    if (prevUser && prev.guild && prev.role && (prev.guild !== guildId || prev.role !== roleId)) {
+      await integrationsOf(ctx).discord.removeRole(prev.guild, prevUser, prev.role);
+    }
+    await integrationsOf(ctx).discord.addRole(guildId, accountId, roleId);
+    return {
+      account_id: accountId,
+      account_username: (grantProperties.account_username as string | undefined) ?? null,
+      guild_id: guildId,
+      role_id: roleId,
+      granted_user_id: accountId,
+    };
   },
-  async revoke() {
-    throw new BenefitActionUnavailable('discord', 'revoke');
+  async revoke(ctx, { benefit, grantProperties }) {
+    const userId = grantProperties.granted_user_id as string | undefined;
+    if (userId) {
+      await integrationsOf(ctx).discord.removeRole(
+        (grantProperties.guild_id as string | undefined) ?? (benefit.properties.guild_id as string),
+        userId,
+        (grantProperties.role_id as string | undefined) ?? (benefit.properties.role_id as string),
+      );
+    }
+    const { granted_user_id: _done, ...rest } = grantProperties;
+    return rest;
   },
 };

@@ -1,18 +1,19 @@
 /**
  * `downloadables`: files (service `downloadable`) the buyer may download. `archived` hides a file from
  * new buyers while existing ones keep it; `active_files` (read model) lists the others. Granting
- * (creating the customer's downloadables) comes with the customer portal.
+ * records the files the customer may download (`properties.files`: the active files, plus files granted
+ * earlier that are archived since and still attached); the portal lists them with short-lived links.
  */
 import { z } from 'zod/v4';
 import { File } from '../../files/entities.ts';
-import { BenefitActionUnavailable, propertiesError, type BenefitTypeStrategy } from './strategy.ts';
+import { propertiesError, type BenefitTypeStrategy } from './strategy.ts';
 
 const propertiesSchema = z.object({
   archived: z.record(z.uuid(), z.boolean()).optional(),
   files: z.array(z.uuid()).min(1).max(100),
 });
 
-function activeFiles(stored: Record<string, unknown>): string[] {
+export function activeFiles(stored: Record<string, unknown>): string[] {
   const archived = (stored.archived ?? {}) as Record<string, boolean>;
   return ((stored.files ?? []) as string[]).filter((id) => !archived[id]);
 }
@@ -51,10 +52,14 @@ export const downloadablesStrategy: BenefitTypeStrategy<z.infer<typeof propertie
     const b = activeFiles(current);
     return a.length !== b.length || a.some((id) => !b.includes(id));
   },
-  async grant() {
-    throw new BenefitActionUnavailable('downloadables', 'grant');
+  async grant(_ctx, { benefit, grantProperties }) {
+    const attached = (benefit.properties.files ?? []) as string[];
+    const kept = ((grantProperties.files ?? []) as string[]).filter((id) => attached.includes(id));
+    const files = [...new Set([...kept, ...activeFiles(benefit.properties)])];
+    return { files: attached.filter((id) => files.includes(id)) };
   },
-  async revoke() {
-    throw new BenefitActionUnavailable('downloadables', 'revoke');
+  async revoke(_ctx, { grantProperties }) {
+    // The files stay listed on the grant for the record; a revoked grant gives no download.
+    return grantProperties;
   },
 };

@@ -15,6 +15,7 @@ import type { EntityManager } from '../../../kit/db.ts';
 import { fieldError } from '../../../kit/errors.ts';
 import type { Customer } from '../../customers/entities.ts';
 import type { Benefit, BenefitType } from '../entities.ts';
+import { IntegrationError, type Integrations } from '../integrations.ts';
 
 export interface PropertiesContext {
   em: EntityManager;
@@ -25,6 +26,8 @@ export interface PropertiesContext {
 
 export interface GrantContext {
   em: EntityManager;
+  /** Third-party adapters (GitHub, Discord) for the types that act outside the database. */
+  integrations?: Integrations;
 }
 
 export interface GrantInput {
@@ -45,6 +48,8 @@ export interface BenefitTypeStrategy<P extends Record<string, unknown> = Record<
   requiresUpdate(previous: Record<string, unknown>, current: Record<string, unknown>): boolean;
   grant(ctx: GrantContext, input: GrantInput): Promise<Record<string, unknown>>;
   revoke(ctx: GrantContext, input: GrantInput): Promise<Record<string, unknown>>;
+  /** A new billing cycle of the subscription a granted grant belongs to (e.g. credit the units again). */
+  cycle?(ctx: GrantContext, input: GrantInput): Promise<Record<string, unknown>>;
 }
 
 /** A 422 on a field of the benefit's properties (`body.properties.<path>`). */
@@ -52,12 +57,25 @@ export function propertiesError(path: (string | number)[], msg: string, input?: 
   return fieldError(['body', 'properties', ...path], msg, 'value_error', input);
 }
 
-/** Side effects that need an integration this issue does not build yet (GitHub, Discord, ...). */
-export class BenefitActionUnavailable extends Error {
-  constructor(type: BenefitType, action: 'grant' | 'revoke') {
-    super(`Granting and revoking ${type} benefits is not available yet (${action})`);
-    this.name = 'BenefitActionUnavailable';
+/**
+ * The grant cannot happen yet and should stay pending (not granted), e.g. no GitHub or Discord account
+ * chosen by the customer. `properties` are kept on the grant (account, reason); requesting the grant
+ * again (after the customer picks an account) retries.
+ */
+export class GrantPending extends Error {
+  constructor(
+    message: string,
+    readonly properties: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'GrantPending';
   }
+}
+
+/** The context's adapters; a permanent IntegrationError when the caller gave none. */
+export function integrationsOf(ctx: GrantContext): Integrations {
+  if (!ctx.integrations) throw new IntegrationError('No integrations available in this context', false);
+  return ctx.integrations;
 }
 
 /** Compares two JSON-like values structurally (key order ignored). */

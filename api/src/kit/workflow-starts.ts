@@ -1,0 +1,100 @@
+/**
+ * Durable workflow starts. A write that must be followed by a workflow (checkout-confirm,
+ * checkout-expiry, product-created) records a `workflow_starts` row in its own transaction and, after
+ * commit, starts the workflow at once (the fast path) and marks the row started. If the process dies
+ * between commit and start, the row stays unstarted and the worker's sweeper (`startPendingWorkflows`,
+ * run by workers/src/outbox-listener.ts) starts it a few seconds later. Workflow ids are
+ * deterministic: a start of a workflow that is already running, or that already completed, is a
+ * no-op (WorkflowExecutionAlreadyStarted); only a failed earlier run may be started again.
+ */
+import { randomUUID } from 'node:crypto';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { EntityManager } from './db.ts';
+import type { Logger } from './logger.ts';
+
+export const WorkflowStart = defineEntity({
+  name: 'WorkflowStart',
+  tableName: 'workflow_starts',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    workflowType: p.string(),
+    workflowId: p.string().index(),
+    taskQueue: p.string(),
+    args: p.json<unknown[]>(),
+    startedAt: p.datetime().nullable().index(),
+  },
+});
+export type WorkflowStart = InferEntity<typeof WorkflowStart>;
+
+export interface WorkflowStartSpec {
+  workflowType: string;
+  workflowId: string;
+  taskQueue: string;
+  args: unknown[];
+}
+
+/**
+ * Records the start in `tx` and registers the fast path with `after` (the inTransaction
+ * after-commit hook): start now, then mark the row started.
+ */
+export function startWorkflowDurably(
+  tx: EntityManager,
+  after: (fn: () => Promise<unknown>) => void,
+  deps: { orm: { em: EntityManager }; temporal: Client; log: Logger },
+  spec: WorkflowStartSpec,
+): void {
+  const row = tx.create(WorkflowStart, { ...spec, startedAt: null });
+  after(async () => {
+    try {
+      await startRecorded(deps.temporal, spec);
+      await deps.orm.em.fork().nativeUpdate(WorkflowStart, { id: row.id }, { startedAt: new Date() });
+    } catch (err) {
+      // Committed already: the sweeper starts it later, so the caller still gets its answer.
+      deps.log.warn({ err, workflowId: spec.workflowId }, 'workflow start deferred to the sweeper');
+    }
+  });
+}
+
+/** Starts one recorded workflow; an execution with this id already running or completed counts as started. */
+export async function startRecorded(temporal: Client, spec: WorkflowStartSpec): Promise<'started' | 'already'> {
+  try {
+    await temporal.workflow.start(spec.workflowType, {
+      taskQueue: spec.taskQueue,
+      workflowId: spec.workflowId,
+      args: spec.args,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    });
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already';
+    throw err;
+  }
+}
+
+/**
+ * The safety net: starts every recorded start of `taskQueue` still unstarted after `graceMs` (the fast
+ * path normally marks it within milliseconds) and marks it. Answers how many it started.
+ */
+export async function startPendingWorkflows(
+  em: EntityManager,
+  temporal: Client,
+  taskQueue: string,
+  opts: { graceMs?: number; limit?: number } = {},
+): Promise<number> {
+  const before = new Date(Date.now() - (opts.graceMs ?? 3000));
+  const rows = await em.find(
+    WorkflowStart,
+    { startedAt: null, taskQueue, createdAt: { $lt: before } },
+    { orderBy: { createdAt: 'asc' }, limit: opts.limit ?? 100 },
+  );
+  let started = 0;
+  for (const r of rows) {
+    const outcome = await startRecorded(temporal, r);
+    if (outcome === 'started') started++;
+    await em.nativeUpdate(WorkflowStart, { id: r.id }, { startedAt: new Date() });
+  }
+  return started;
+}

@@ -1,0 +1,112 @@
+/**
+ * Entry point of benefit grants and revocations for the rest of the code base. Every request goes to
+ * the durable `benefit-grant:<benefit_id>:<customer_id>` workflow of the (benefit, customer) pair
+ * through `signalWithStart`: the workflow queues requests and applies them in order with retrying,
+ * idempotent activities (see `grant-actions.ts`). A request that arrives after the workflow finished
+ * starts a new run (the id may be reused once closed), so nothing is lost.
+ *
+ * Call it after the transaction that created the order / subscription (or decided the revocation)
+ * committed, e.g. from an activity or an `afterCommit` callback.
+ */
+import { benefitGrantWorkflowId } from '@emporia/workflows/ids';
+import type { Deps } from '../../deps.ts';
+import { ProductBenefit } from '../products/entities.ts';
+import { BenefitGrant } from './grants.ts';
+
+export type BenefitAction = 'grant' | 'revoke';
+
+export interface BenefitScope {
+  customerId: string;
+  productId: string;
+  subscriptionId: string | null;
+  orderId: string | null;
+}
+
+/** One queued request of a benefit-grant workflow (`update`: re-apply a changed benefit to a granted grant). */
+export interface BenefitActionRequest {
+  action: BenefitAction | 'update';
+  subscriptionId: string | null;
+  orderId: string | null;
+}
+
+/** Input of the benefit-grant workflow (`pending`: requests carried over a continue-as-new). */
+export interface BenefitGrantWorkflowInput {
+  benefitId: string;
+  customerId: string;
+  pending?: BenefitActionRequest[];
+  /** Requests one run handles before continuing as new (default 200). */
+  maxPerRun?: number;
+}
+
+export const BENEFIT_GRANT_WORKFLOW = 'benefitGrantWorkflow';
+export const BENEFIT_ACTION_SIGNAL = 'benefitAction';
+
+/** Queues `action` for one benefit and customer in that benefit's grant workflow (starting it if idle). */
+export async function requestGrantAction(
+  deps: Pick<Deps, 'temporal' | 'cfg'>,
+  benefitId: string,
+  customerId: string,
+  request: BenefitActionRequest,
+): Promise<void> {
+  const input: BenefitGrantWorkflowInput = { benefitId, customerId };
+  await deps.temporal.workflow.signalWithStart(BENEFIT_GRANT_WORKFLOW, {
+    workflowId: benefitGrantWorkflowId(benefitId, customerId),
+    taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    signal: BENEFIT_ACTION_SIGNAL,
+    signalArgs: [request],
+  });
+}
+
+/**
+ * For every non-deleted benefit of the product: request `action` for the customer, scoped to the
+ * subscription (recurring) or the order (one-time). Returns once every request is queued; the grants
+ * themselves happen in the background. A `grant` for a subscription whose grant is already granted,
+ * with the order of a new billing cycle, applies the cycle (meter credits credit the period's units
+ * again); the same order twice does nothing.
+ */
+export async function requestBenefitAction(deps: Deps, action: BenefitAction, scope: BenefitScope): Promise<void> {
+  const links = await deps.orm.em
+    .fork()
+    .find(ProductBenefit, { product: scope.productId, benefit: { deletedAt: null } }, { orderBy: { order: 'asc' } });
+  for (const link of links) {
+    await requestGrantAction(deps, link.benefit.id, scope.customerId, {
+      action,
+      subscriptionId: scope.subscriptionId,
+      // With a subscription the grant is the subscription's; the order names the billing cycle.
+      orderId: scope.orderId,
+    });
+  }
+}
+
+/**
+ * After a benefit changed in a way its grants must follow (`update`: properties that need re-applying,
+ * e.g. new files or another repository) or was deleted (`revoke`): queue the request for each of its
+ * grants that is granted (or, for `revoke`, not revoked yet).
+ */
+export async function requestBenefitGrantsAction(deps: Deps, benefitId: string, action: 'update' | 'revoke'): Promise<number> {
+  const grants = await deps.orm.em
+    .fork()
+    .find(BenefitGrant, action === 'update' ? { benefit: benefitId, grantedAt: { $ne: null } } : { benefit: benefitId, revokedAt: null });
+  for (const g of grants) {
+    await requestGrantAction(deps, benefitId, g.customer.id, {
+      action,
+      subscriptionId: g.subscriptionId ?? null,
+      orderId: g.orderId ?? null,
+    });
+  }
+  return grants.length;
+}
+
+/** A deleted customer loses every benefit: queue a revocation for each of their grants not revoked yet. */
+export async function revokeCustomerGrants(deps: Deps, customerId: string): Promise<number> {
+  const grants = await deps.orm.em.fork().find(BenefitGrant, { customer: customerId, revokedAt: null });
+  for (const g of grants) {
+    await requestGrantAction(deps, g.benefit.id, customerId, {
+      action: 'revoke',
+      subscriptionId: g.subscriptionId ?? null,
+      orderId: g.orderId ?? null,
+    });
+  }
+  return grants.length;
+}

@@ -1,0 +1,119 @@
+/**
+ * /v1/customer-portal/orders (bearer customer session): the session customer's own orders, one
+ * order, and its PDF invoice. Another customer's order is a 404.
+ */
+import { z } from 'zod/v4';
+import type { EntityManager } from '../../kit/db.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { Order } from '../orders/entities.ts';
+import { INVOICE_POPULATE, invoiceUrl } from '../orders/invoice.ts';
+import {
+  ORDER_POPULATE,
+  orderInvoiceSchema,
+  orderOrderBy,
+  orderSchema,
+  productTypeFilter,
+  serializeOrder,
+} from '../orders/schemas.ts';
+import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
+import { productSchema } from '../products/schemas.ts';
+
+const read = { kinds: ['customer'] as Principal['kind'][], scopes: ['customer_portal:read'] };
+const asCustomer = (p: Principal) => p as CustomerPrincipal;
+
+/**
+ * The customer's view of an order (`CustomerOrder`): the seller's read model without the seller's
+ * metadata and the embedded customer / user, with the product's organization.
+ */
+export const customerOrderSchema = orderSchema
+  .omit({ metadata: true, customer: true, user: true })
+  .extend({ product: productSchema.extend({ organization: organizationSchema }) });
+export type CustomerOrderOut = z.infer<typeof customerOrderSchema>;
+
+const CUSTOMER_ORDER_POPULATE = [...ORDER_POPULATE, 'product.organization'] as const;
+
+/** Needs CUSTOMER_ORDER_POPULATE loaded. */
+export function serializeCustomerOrder(o: Order): CustomerOrderOut {
+  const { metadata: _m, customer: _c, user: _u, ...rest } = serializeOrder(o);
+  return { ...rest, product: { ...rest.product, organization: serializeOrganization(o.product.organization) } };
+}
+
+async function customerOrder(em: EntityManager, principal: CustomerPrincipal, id: string, populate: readonly string[]) {
+  const o = await em.findOne(
+    Order,
+    { id, customer: principal.customerId },
+    { populate: populate as unknown as typeof CUSTOMER_ORDER_POPULATE },
+  );
+  if (!o) throw ResourceNotFound('Order not found');
+  return o;
+}
+
+const listSchema = z.object({
+  items: z.array(customerOrderSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/orders/',
+    summary: "List the customer's orders",
+    tags: ['customer-portal'],
+    auth: read,
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      product_id: queryList(z.uuid()).optional(),
+      product_billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+      product_price_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+      subscription_id: queryList(z.uuid()).optional(),
+      query: z.string().trim().max(255).optional(),
+      sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'organization', 'product', 'subscription']),
+    }),
+    response: listSchema,
+    async handler({ query, principal, em }) {
+      const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
+      if (query.organization_id) where.organization = { $in: query.organization_id };
+      if (query.subscription_id) where.subscription = { $in: query.subscription_id };
+      const product = productTypeFilter(query.product_billing_type, query.product_price_type);
+      if (query.product_id) product.id = { $in: query.product_id };
+      if (query.query) product.name = { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+      if (Object.keys(product).length) where.product = product;
+      const [items, total] = await em.findAndCount(Order, where, {
+        orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
+        ...pageOffset(query),
+      });
+      if (items.length) await em.populate(items, CUSTOMER_ORDER_POPULATE);
+      return paginated(items.map(serializeCustomerOrder), total, query);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id',
+    summary: 'Get one of the customer’s orders',
+    tags: ['customer-portal'],
+    auth: read,
+    params: z.object({ id: z.uuid() }),
+    response: customerOrderSchema,
+    async handler({ params, principal, em }) {
+      return serializeCustomerOrder(await customerOrder(em, asCustomer(principal), params.id, CUSTOMER_ORDER_POPULATE));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/orders/:id/invoice',
+    summary: "Get a URL to the PDF invoice of one of the customer's orders",
+    tags: ['customer-portal'],
+    auth: read,
+    params: z.object({ id: z.uuid() }),
+    response: orderInvoiceSchema,
+    async handler({ params, principal, em, deps }) {
+      const o = await customerOrder(em, asCustomer(principal), params.id, INVOICE_POPULATE);
+      return { url: await invoiceUrl(deps.storage, o) };
+    },
+  }),
+];

@@ -1,0 +1,148 @@
+/**
+ * /v1/customer-portal/customers/me/payment-methods (bearer customer session): the session customer's
+ * saved cards. Adding one saves a card through the processor without charging it (setup) from a
+ * confirmation token; deleting one detaches it at the processor. Another customer's method is a 404.
+ */
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { z } from 'zod/v4';
+import { inTransaction } from '../../kit/db.ts';
+import { ApiError, ResourceNotFound } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
+import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { processorFor } from '../checkouts/confirm.ts';
+import { Customer } from '../customers/entities.ts';
+import { PaymentMethod } from '../payment-methods/entities.ts';
+import {
+  deletePaymentMethod,
+  listPaymentMethods,
+  savePaymentMethod,
+  setDefaultPaymentMethod,
+} from '../payment-methods/service.ts';
+import { ProcessorError } from '../payments/processor.ts';
+
+const kinds: Principal['kind'][] = ['customer'];
+const read = { kinds, scopes: ['customer_portal:read'] };
+const write = { kinds, scopes: ['customer_portal:write'] };
+const asCustomer = (p: Principal) => p as CustomerPrincipal;
+
+/** `PaymentMethodCard` as the SDK parses it (`type: card`, card details nested under `card`). */
+export const paymentMethodSchema = z.object({
+  id: z.uuid(),
+  type: z.string(),
+  created_at: z.string(),
+  default: z.boolean(),
+  card: z.object({
+    brand: z.string(),
+    last4: z.string(),
+    exp_month: z.number().int(),
+    exp_year: z.number().int(),
+    wallet: z.string().nullable(),
+  }),
+});
+export type PaymentMethodOut = z.infer<typeof paymentMethodSchema>;
+
+export function serializePaymentMethod(pm: PaymentMethod): PaymentMethodOut {
+  return {
+    id: pm.id,
+    type: pm.type,
+    created_at: pm.createdAt.toISOString(),
+    default: pm.isDefault,
+    card: { brand: pm.brand, last4: pm.last4, exp_month: pm.expMonth, exp_year: pm.expYear, wallet: pm.wallet ?? null },
+  };
+}
+
+/** POST body (`CustomerPaymentMethodCreate`): every key required. */
+export const paymentMethodCreateSchema = z.object({
+  confirmation_token_id: z.string().trim().min(1).max(255),
+  set_default: z.boolean(),
+  return_url: z.url().max(2048),
+});
+
+const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    summary: "List the customer's saved payment methods",
+    tags: ['customer-portal'],
+    auth: read,
+    query: z.object({ ...paginationQuery }),
+    response: z.object({
+      items: z.array(paymentMethodSchema),
+      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+    }),
+    async handler({ query, principal, em }) {
+      const [items, total] = await listPaymentMethods(em, asCustomer(principal).customerId, pageOffset(query));
+      return paginated(items.map(serializePaymentMethod), total, query);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/customer-portal/customers/me/payment-methods',
+    summary: 'Save a payment method for the customer (from a confirmation token; no charge)',
+    tags: ['customer-portal'],
+    auth: write,
+    body: paymentMethodCreateSchema,
+    status: 201,
+    response: paymentMethodSchema,
+    async handler({ body, principal, em, deps }) {
+      const { customerId } = asCustomer(principal);
+      const processor = processorFor(deps.cfg, deps.orm);
+      const { result } = await inTransaction(em, async (tx) => {
+        const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!customer) throw ResourceNotFound('Customer not found');
+        if (!customer.processorCustomerId) {
+          const pc = await processor.createCustomer({
+            email: customer.email,
+            name: customer.name ?? null,
+            idempotencyKey: `customer:${customer.id}:processor-customer`,
+          });
+          customer.processorCustomerId = pc.id;
+        }
+        let setup;
+        try {
+          setup = await processor.setupPaymentMethod({
+            confirmationTokenId: body.confirmation_token_id,
+            processorCustomerId: customer.processorCustomerId,
+            idempotencyKey: `customer:${customer.id}:payment-method:${randomUUID()}`,
+          });
+        } catch (err) {
+          if (err instanceof ProcessorError) throw PaymentError(err.message);
+          throw err;
+        }
+        if (setup.status === 'declined') throw PaymentError(setup.message);
+        const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method: setup.paymentMethod });
+        if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
+        await tx.flush();
+        return serializePaymentMethod(pm);
+      });
+      return result;
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/customer-portal/customers/me/payment-methods/:id',
+    summary: 'Delete one of the customer’s saved payment methods',
+    tags: ['customer-portal'],
+    auth: write,
+    params: z.object({ id: z.uuid() }),
+    status: 204,
+    async handler({ params, principal, em, deps }) {
+      const { customerId } = asCustomer(principal);
+      const { result: pm } = await inTransaction(em, async (tx) => {
+        const deleted = await deletePaymentMethod(tx, customerId, params.id);
+        if (!deleted) throw ResourceNotFound('Payment method not found');
+        await tx.flush();
+        return deleted;
+      });
+      // The card stays usable at the processor until detached; a failure here leaves it orphaned
+      // there but never chargeable by us (the row is deleted).
+      await processorFor(deps.cfg, deps.orm)
+        .detachPaymentMethod(pm.processorId)
+        .catch((err: unknown) => deps.log.warn({ err, paymentMethodId: pm.id }, 'payment method detach failed'));
+    },
+  }),
+];

@@ -1,0 +1,88 @@
+/**
+ * /v1/refunds: create (`refunds:write`) and list (`refunds:read`). A create reserves the amount
+ * under the order's row lock and answers the pending refund (201); the `refund:<id>` workflow
+ * (recorded in the same transaction, started after commit) refunds at the processor and settles the order.
+ */
+import { z } from 'zod/v4';
+import { refundWorkflowId } from '@emporia/workflows/ids';
+import { inTransaction } from '../../kit/db.ts';
+import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { Refund } from './entities.ts';
+import { refundCreateSchema, refundSchema, serializeRefund } from './schemas.ts';
+import { createRefund } from './service.ts';
+
+const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['refunds:read'] };
+const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['refunds:write'] };
+const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const listSchema = z.object({
+  items: z.array(refundSchema),
+  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+});
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'post',
+    path: '/v1/refunds/',
+    summary: 'Refund part or all of an order',
+    tags: ['refunds'],
+    auth: WRITE,
+    body: refundCreateSchema,
+    status: 201,
+    response: refundSchema,
+    async handler({ body, principal, em, deps }) {
+      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+        const refund = await createRefund(tx, principal, body);
+        // Recorded with the refund: if this process dies after commit, the worker's sweeper starts it.
+        startWorkflowDurably(tx, after, deps, {
+          workflowType: 'refundWorkflow',
+          taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+          workflowId: refundWorkflowId(refund.id),
+          args: [{ refundId: refund.id }],
+        });
+        await tx.flush();
+        return serializeRefund(refund);
+      });
+      await afterCommit();
+      return result;
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/refunds/',
+    summary: 'List refunds',
+    tags: ['refunds'],
+    auth: READ,
+    query: z.object({
+      ...paginationQuery,
+      id: queryList(z.uuid()).optional(),
+      organization_id: queryList(z.uuid()).optional(),
+      order_id: queryList(z.uuid()).optional(),
+      subscription_id: queryList(z.uuid()).optional(),
+      customer_id: queryList(z.uuid()).optional(),
+      succeeded: boolQuery.optional(),
+      sorting: sortingQuery(['created_at', 'amount']),
+    }),
+    response: listSchema,
+    async handler({ query, principal, em }) {
+      let orgIds = await visibleOrganizationIds(em, principal);
+      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const where: Record<string, unknown> = { organization: { $in: orgIds } };
+      if (query.id) where.id = { $in: query.id };
+      if (query.order_id) where.order = { $in: query.order_id };
+      if (query.subscription_id) where.subscription = { $in: query.subscription_id };
+      if (query.customer_id) where.customer = { $in: query.customer_id };
+      if (query.succeeded !== undefined) where.status = query.succeeded ? 'succeeded' : { $ne: 'succeeded' };
+      const [items, total] = await em.findAndCount(Refund, where, {
+        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
+        ...pageOffset(query),
+      });
+      return paginated(items.map(serializeRefund), total, query);
+    },
+  }),
+];

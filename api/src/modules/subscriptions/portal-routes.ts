@@ -1,0 +1,155 @@
+/**
+ * /v1/customer-portal/subscriptions (bearer customer session): the customer's own subscriptions only
+ * (another customer's is a 404). PATCH changes the product (when the organization allows customer
+ * updates; its default proration behaviour) or cancels at period end / uncancels; DELETE cancels at
+ * period end. Changes go through the subscription's workflow, like the seller's.
+ */
+import { z } from 'zod/v4';
+import type { EntityManager } from '../../kit/db.ts';
+import { NotPermitted, ResourceNotFound, fieldError } from '../../kit/errors.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { queryList } from '../../kit/validation.ts';
+import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
+import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
+import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
+import { checkCancel, checkProductChange, checkUncancel, subscriptionSettings } from './service.ts';
+import { updateSubscriptionWorkflow } from './workflow-client.ts';
+
+const kinds: Principal['kind'][] = ['customer'];
+const read = { kinds, scopes: ['customer_portal:read'] };
+const write = { kinds, scopes: ['customer_portal:write'] };
+const asCustomer = (p: Principal) => p as CustomerPrincipal;
+
+const boolQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** `CustomerSubscription`: the subscription with its product (and the product's organization) and price. */
+export const customerSubscriptionSchema = subscriptionSchema.extend({
+  product: subscriptionSchema.shape.product.and(z.object({ organization: organizationSchema })),
+});
+
+const POPULATE = [...SUBSCRIPTION_POPULATE, 'product.organization', 'organization'] as const;
+
+function serializeCustomerSubscription(s: Subscription) {
+  const base = serializeSubscription(s);
+  return { ...base, product: { ...base.product, organization: serializeOrganization(s.product.organization) } };
+}
+
+async function ownSubscription(em: EntityManager, principal: Principal, id: string) {
+  const s = await em.findOne(Subscription, { id, customer: asCustomer(principal).customerId }, { populate: POPULATE });
+  if (!s) throw ResourceNotFound('Subscription not found');
+  return s;
+}
+
+async function reread(em: EntityManager, id: string) {
+  return serializeCustomerSubscription(await em.fork().findOneOrFail(Subscription, { id }, { populate: POPULATE }));
+}
+
+const portalUpdateSchema = z.object({
+  product_id: z.uuid().nullish(),
+  cancel_at_period_end: z.boolean().nullish(),
+  cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  cancellation_comment: z.string().max(5000).nullish(),
+});
+
+export const portalSubscriptionRoutes: RouteSpec[] = [
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/subscriptions/',
+    summary: "List the customer's subscriptions",
+    tags: ['customer_portal'],
+    auth: read,
+    query: z.object({
+      ...paginationQuery,
+      organization_id: queryList(z.uuid()).optional(),
+      product_id: queryList(z.uuid()).optional(),
+      active: boolQuery.nullish(),
+      query: z.string().trim().max(256).nullish(),
+      sorting: sortingQuery(['started_at', 'amount', 'status', 'organization', 'product'], ['-started_at']),
+    }),
+    response: z.object({
+      items: z.array(customerSubscriptionSchema),
+      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+    }),
+    async handler({ query, principal, em }) {
+      const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
+      if (query.organization_id) where.organization = { $in: query.organization_id };
+      const product: Record<string, unknown> = {};
+      if (query.product_id) product.id = { $in: query.product_id };
+      if (query.query) product.name = { $ilike: `%${query.query.replace(/[%_\\]/g, '\\$&')}%` };
+      if (Object.keys(product).length) where.product = product;
+      if (query.active != null) where.status = query.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
+      const [items, total] = await em.findAndCount(Subscription, where, {
+        orderBy: [
+          ...toOrderBy(query.sorting, {
+            started_at: 'startedAt',
+            amount: 'amount',
+            status: 'status',
+            organization: 'organization.name',
+            product: 'product.name',
+          }),
+          { id: 'asc' },
+        ],
+        ...pageOffset(query),
+      });
+      if (items.length) await em.populate(items, POPULATE);
+      return paginated(items.map(serializeCustomerSubscription), total, query);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/subscriptions/:id',
+    summary: 'Get one of the customer’s subscriptions',
+    tags: ['customer_portal'],
+    auth: read,
+    params: z.object({ id: z.uuid() }),
+    response: customerSubscriptionSchema,
+    async handler({ params, principal, em }) {
+      return serializeCustomerSubscription(await ownSubscription(em, principal, params.id));
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/customer-portal/subscriptions/:id',
+    summary: 'Change the product of, cancel or uncancel one of the customer’s subscriptions',
+    tags: ['customer_portal'],
+    auth: write,
+    params: z.object({ id: z.uuid() }),
+    body: portalUpdateSchema,
+    response: customerSubscriptionSchema,
+    async handler({ params, body, principal, em, deps }) {
+      const s = await ownSubscription(em, principal, params.id);
+      if (body.product_id) {
+        if (body.cancel_at_period_end != null) throw fieldError(['body'], 'Either change the product or cancel, not both.');
+        if (!subscriptionSettings(s.organization.subscriptionSettings).allow_customer_updates) {
+          throw NotPermitted('This organization does not allow customers to change their subscription.');
+        }
+        await checkProductChange(em, s, body.product_id);
+        await updateSubscriptionWorkflow(deps, s.id, 'changeProduct', [{ productId: body.product_id, prorationBehavior: null }]);
+      } else if (body.cancel_at_period_end === true) {
+        checkCancel(s);
+        await updateSubscriptionWorkflow(deps, s.id, 'cancel', [{ reason: body.cancellation_reason, comment: body.cancellation_comment }]);
+      } else if (body.cancel_at_period_end === false) {
+        checkUncancel(s);
+        await updateSubscriptionWorkflow(deps, s.id, 'uncancel', []);
+      }
+      return reread(em, s.id);
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/customer-portal/subscriptions/:id',
+    summary: 'Cancel one of the customer’s subscriptions at the end of its period',
+    tags: ['customer_portal'],
+    auth: write,
+    params: z.object({ id: z.uuid() }),
+    response: customerSubscriptionSchema,
+    async handler({ params, principal, em, deps }) {
+      const s = await ownSubscription(em, principal, params.id);
+      checkCancel(s);
+      await updateSubscriptionWorkflow(deps, s.id, 'cancel', [{}]);
+      return reread(em, s.id);
+    },
+  }),
+];

@@ -1,0 +1,511 @@
+/**
+ * Subscription rules and state changes. Two kinds of callers:
+ * - the API validates a seller's or customer's request against the database (`check*`: the Polar
+ *   error shapes) and then hands the change to the subscription's workflow as an update;
+ * - the `subscription:<id>` workflow's activities apply every state change (`apply*`, `renew*`,
+ *   `charge*`, `markUnpaid`), each in its own transaction under the subscription's row lock, re-checking
+ *   the rules, and emit the webhook events in the same transaction.
+ * So the workflow is the single writer of subscription state after creation; the API never writes it.
+ * Amounts come from the pricing module (`cycleAmounts`, `prorate`).
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '../../kit/db.ts';
+import { ApiError, BadRequest, fieldError, ResourceUnavailable } from '../../kit/errors.ts';
+import { Customer } from '../customers/entities.ts';
+import { serializeCustomer } from '../customers/schemas.ts';
+import { customerState } from '../customers/service.ts';
+import type { Discount } from '../discounts/entities.ts';
+import { Order } from '../orders/entities.ts';
+import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
+import { PaymentMethod } from '../payment-methods/entities.ts';
+import type { PaymentProcessor } from '../payments/processor.ts';
+import { cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
+import { Product, ProductBenefit, type ProductPrice } from '../products/entities.ts';
+import { TaxRate } from '../tax-rates/entities.ts';
+import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
+import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription, type SubscriptionStatus } from './entities.ts';
+import { SUBSCRIPTION_POPULATE, serializeSubscription } from './schemas.ts';
+
+export const AlreadyCanceledSubscription = (detail = 'This subscription is already canceled or will be at the end of the period.') =>
+  new ApiError(403, 'AlreadyCanceledSubscription', detail);
+
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+export type ProrationBehavior = 'invoice' | 'prorate';
+
+/** Statuses still billed (and renewed). */
+export const BILLABLE_STATUSES: SubscriptionStatus[] = [...ACTIVE_SUBSCRIPTION_STATUSES, 'past_due'];
+
+export interface SubscriptionSettings {
+  allow_multiple_subscriptions: boolean;
+  allow_customer_updates: boolean;
+  proration_behavior: ProrationBehavior;
+  /** Days an `unpaid` subscription keeps its benefits (Polar's `benefit_revocation_grace_period`). */
+  benefit_revocation_grace_period: number;
+}
+
+export function subscriptionSettings(raw: Record<string, unknown> | null | undefined): SubscriptionSettings {
+  const s = raw ?? {};
+  return {
+    allow_multiple_subscriptions: s.allow_multiple_subscriptions === true,
+    allow_customer_updates: s.allow_customer_updates !== false,
+    proration_behavior: s.proration_behavior === 'invoice' ? 'invoice' : 'prorate',
+    benefit_revocation_grace_period:
+      typeof s.benefit_revocation_grace_period === 'number' && s.benefit_revocation_grace_period > 0 ? s.benefit_revocation_grace_period : 0,
+  };
+}
+
+const isEnded = (s: Subscription) => s.endedAt != null || s.status === 'canceled' || s.status === 'unpaid' || s.status === 'incomplete_expired';
+const isBillable = (s: Subscription) => BILLABLE_STATUSES.includes(s.status) && !isEnded(s);
+
+// ---------------------------------------------------------------------------------------------
+// Checks (API and activities)
+
+export function checkCancel(s: Subscription): void {
+  if (!isBillable(s) || s.cancelAtPeriodEnd) throw AlreadyCanceledSubscription();
+}
+
+export function checkUncancel(s: Subscription): void {
+  if (isEnded(s)) throw ResourceUnavailable('This subscription has ended.');
+  if (!s.cancelAtPeriodEnd) throw BadRequest('This subscription is not set to cancel at the end of the period.');
+}
+
+export function checkRevoke(s: Subscription): void {
+  if (isEnded(s)) throw AlreadyCanceledSubscription('This subscription is already revoked.');
+}
+
+/** The product change: not on ended or canceling subscriptions; the new product must be a plain recurring one of the organization. */
+export async function checkProductChange(em: EntityManager, s: Subscription, productId: string): Promise<{ product: Product; price: ProductPrice }> {
+  if (isEnded(s) || s.cancelAtPeriodEnd) throw AlreadyCanceledSubscription();
+  const loc = ['body', 'product_id'];
+  const product = await em.findOne(Product, { id: productId, organization: s.organization.id }, { populate: ['prices'] });
+  if (!product) throw fieldError(loc, 'Product does not exist.', 'value_error', productId);
+  if (product.isArchived) throw fieldError(loc, 'Product is archived.', 'value_error', productId);
+  if (!product.recurringInterval) throw fieldError(loc, 'Product is not recurring.', 'value_error', productId);
+  const prices = product.prices.getItems().filter((p) => !p.isArchived);
+  if (prices.some((p) => p.amountType === 'custom')) throw fieldError(loc, 'Pay-what-you-want products are not supported.', 'value_error', productId);
+  const price = prices.find((p) => p.amountType === 'fixed') ?? prices.find((p) => p.amountType === 'free');
+  if (!price) throw fieldError(loc, 'Product has no price to subscribe to.', 'value_error', productId);
+  if (product.id === s.product.id && price.id === s.price.id) throw fieldError(loc, 'The subscription is already on this product.', 'value_error', productId);
+  return { product, price };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+async function lockSubscription(tx: EntityManager, id: string): Promise<Subscription | null> {
+  const s = await tx.findOne(Subscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (s) await tx.populate(s, [...SUBSCRIPTION_POPULATE, 'organization']);
+  return s;
+}
+
+async function emitSubscription(tx: EntityManager, s: Subscription, types: WebhookEventType[], stateChanged: boolean): Promise<void> {
+  await tx.flush();
+  await tx.populate(s, SUBSCRIPTION_POPULATE, { refresh: false });
+  const data = serializeSubscription(s);
+  for (const t of types) emitEvent(tx, s.organization.id, t, data);
+  if (stateChanged) {
+    const customer = await tx.findOneOrFail(Customer, { id: s.customer.id });
+    emitEvent(tx, s.organization.id, 'customer.state_changed', { ...serializeCustomer(customer), ...(await customerState(tx, customer)) });
+  }
+  await tx.flush();
+}
+
+async function emitOrder(tx: EntityManager, o: Order, types: WebhookEventType[]): Promise<void> {
+  await tx.flush();
+  await tx.populate(o, ORDER_POPULATE);
+  const data = serializeOrder(o);
+  for (const t of types) emitEvent(tx, o.organization.id, t, data);
+  await tx.flush();
+}
+
+function discountTerms(d: Discount): DiscountTerms {
+  return d.type === 'percentage' ? { type: 'percentage', basis_points: d.basisPoints ?? 0 } : { type: 'fixed', amount: d.amount ?? 0 };
+}
+
+function discountDuration(d: Discount): DiscountDuration {
+  return d.duration === 'repeating' ? { duration: 'repeating', durationInMonths: d.durationInMonths ?? 1 } : { duration: d.duration as 'once' | 'forever' };
+}
+
+async function discountAppliesToProduct(em: EntityManager, d: Discount, productId: string): Promise<boolean> {
+  if (d.deletedAt) return false;
+  await em.populate(d, ['products']);
+  const products = d.products.getItems();
+  return !products.length || products.some((p) => p.id === productId);
+}
+
+async function taxBasisPoints(em: EntityManager, s: Subscription): Promise<number> {
+  const country = s.customer.billingAddress?.country;
+  if (!country) return 0;
+  const rate = await em.findOne(TaxRate, { organization: s.organization.id, country: country.toUpperCase() });
+  return rate?.basisPoints ?? 0;
+}
+
+const priceAmountOf = (price: ProductPrice) => (price.amountType === 'fixed' ? (price.priceAmount ?? 0) : 0);
+
+/** What the customer pays per period for `price` with the subscription's discount, if it still applies now. */
+async function recurringAmount(em: EntityManager, s: Subscription, price: ProductPrice, productId: string, periodStart: Date): Promise<number> {
+  const d = s.discount && (await discountAppliesToProduct(em, s.discount, productId)) ? s.discount : null;
+  return cycleAmounts({
+    priceAmount: priceAmountOf(price),
+    discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: s.startedAt ?? s.createdAt } : null,
+    periodStart,
+    isFirstPeriod: (s.startedAt ?? s.createdAt).getTime() === periodStart.getTime(),
+    proration: 0,
+  }).net;
+}
+
+export interface BenefitScopeOut {
+  customerId: string;
+  productId: string;
+  subscriptionId: string | null;
+  orderId: string | null;
+}
+
+const scopeOf = (s: Subscription, orderId: string | null = null, productId = s.product.id): BenefitScopeOut => ({
+  customerId: s.customer.id,
+  productId,
+  subscriptionId: s.id,
+  orderId,
+});
+
+// ---------------------------------------------------------------------------------------------
+// The workflow's reads
+
+export interface SubscriptionSchedule {
+  status: SubscriptionStatus;
+  ended: boolean;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  graceDays: number;
+}
+
+export async function subscriptionSchedule(em: EntityManager, id: string): Promise<SubscriptionSchedule | null> {
+  const s = await em.findOne(Subscription, { id }, { populate: ['organization'] });
+  if (!s) return null;
+  return {
+    status: s.status,
+    ended: isEnded(s) || !s.currentPeriodEnd,
+    currentPeriodEnd: s.currentPeriodEnd?.toISOString() ?? null,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    graceDays: subscriptionSettings(s.organization.subscriptionSettings).benefit_revocation_grace_period,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Period end: end or renew
+
+export type RenewResult =
+  | { outcome: 'ended'; scope: BenefitScopeOut }
+  | { outcome: 'charge'; orderId: string; total: number; scope: BenefitScopeOut; benefits: number }
+  | { outcome: 'stale' };
+
+/** Live benefits of the product (none: nothing to grant again for a new cycle). */
+async function benefitCount(em: EntityManager, productId: string): Promise<number> {
+  return em.count(ProductBenefit, { product: productId, benefit: { deletedAt: null } });
+}
+
+/**
+ * At `expectedPeriodEnd`: a subscription set to cancel ends (`canceled`, ended_at, subscription.revoked);
+ * any other billable one rolls its period, drops an expired discount and gets its `subscription_cycle`
+ * order (pending until charged; paid at once when it costs nothing). Idempotent: a retry after the
+ * period rolled answers the cycle order it created.
+ */
+export async function renewSubscription(em: EntityManager, id: string, expectedPeriodEnd: string): Promise<RenewResult> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s || !s.currentPeriodEnd) return { outcome: 'stale' };
+    if (s.currentPeriodStart.toISOString() === expectedPeriodEnd) {
+      const o = await tx.findOne(Order, { subscription: s.id, billingReason: 'subscription_cycle' }, { orderBy: { createdAt: 'desc' } });
+      return o && o.status === 'pending'
+        ? { outcome: 'charge', orderId: o.id, total: o.totalAmount, scope: scopeOf(s, o.id), benefits: await benefitCount(tx, s.product.id) }
+        : { outcome: 'stale' };
+    }
+    if (s.currentPeriodEnd.toISOString() !== expectedPeriodEnd || !isBillable(s)) return { outcome: 'stale' };
+    const end = s.currentPeriodEnd;
+    if (s.cancelAtPeriodEnd) {
+      s.status = 'canceled';
+      s.endedAt = end;
+      s.endsAt = end;
+      await emitSubscription(tx, s, ['subscription.updated', 'subscription.revoked'], true);
+      return { outcome: 'ended', scope: scopeOf(s) };
+    }
+    const startedAt = s.startedAt ?? s.createdAt;
+    const next = periodEnd(end, s.recurringInterval, startedAt.getUTCDate());
+    const d = s.discount && (await discountAppliesToProduct(tx, s.discount, s.product.id)) ? s.discount : null;
+    const a = cycleAmounts({
+      priceAmount: priceAmountOf(s.price),
+      discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: startedAt } : null,
+      periodStart: end,
+      isFirstPeriod: false,
+      proration: s.pendingProrationAmount,
+      taxBasisPoints: await taxBasisPoints(tx, s),
+    });
+    s.currentPeriodStart = end;
+    s.currentPeriodEnd = next;
+    s.pendingProrationAmount = a.carry;
+    if (!a.discountApplied) s.discount = null;
+    s.amount = a.discount ? priceAmountOf(s.price) - a.discount : priceAmountOf(s.price);
+    const order = tx.create(Order, {
+      organization: s.organization,
+      customer: s.customer,
+      product: s.product,
+      productPrice: s.price,
+      discount: a.discountApplied ? s.discount : null,
+      subscription: s,
+      checkout: null,
+      status: a.total === 0 ? 'paid' : 'pending',
+      billingReason: 'subscription_cycle',
+      subtotalAmount: a.subtotal,
+      discountAmount: a.discount,
+      netAmount: a.net,
+      taxAmount: a.tax,
+      totalAmount: a.total,
+      refundedAmount: 0,
+      refundedTaxAmount: 0,
+      currency: s.currency,
+      billingAddress: s.customer.billingAddress ?? null,
+      customFieldData: {},
+      metadata: {},
+      processorChargeId: null,
+    });
+    await emitSubscription(tx, s, ['subscription.updated'], false);
+    await emitOrder(tx, order, order.status === 'paid' ? ['order.created', 'order.paid'] : ['order.created']);
+    return { outcome: 'charge', orderId: order.id, total: a.total, scope: scopeOf(s, order.id), benefits: await benefitCount(tx, s.product.id) };
+  });
+}
+
+/** The card to charge: the customer's current default (they may have replaced it), else the subscription's. */
+async function chargeableMethod(em: EntityManager, s: Subscription, processor: string): Promise<PaymentMethod | null> {
+  const def = await em.findOne(PaymentMethod, { customer: s.customer.id, isDefault: true, deletedAt: null, processor });
+  if (def) return def;
+  const pm = s.paymentMethod ? await em.findOne(PaymentMethod, { id: s.paymentMethod.id, deletedAt: null }) : null;
+  return pm;
+}
+
+export interface ChargeOutcome {
+  paid: boolean;
+  message: string | null;
+}
+
+/**
+ * Charges a pending subscription order off-session with the saved card (`attempt` keys the charge, so
+ * a retried activity never charges twice). Paid: order `paid` (order.updated, order.paid) and a
+ * past-due subscription back to `active`. Declined: the subscription becomes `past_due`.
+ */
+export async function chargeSubscriptionOrder(em: EntityManager, processor: PaymentProcessor, orderId: string, attempt: number): Promise<ChargeOutcome> {
+  const o0 = await em.fork().findOne(Order, { id: orderId }, { populate: ['subscription', 'customer'] });
+  if (!o0 || !o0.subscription) return { paid: false, message: 'Order not found' };
+  if (o0.status === 'paid') return { paid: true, message: null };
+  const sub0 = o0.subscription;
+  const pm = await chargeableMethod(em.fork(), sub0, processor.name);
+  let result: Awaited<ReturnType<PaymentProcessor['chargeOffSession']>> | null = null;
+  if (pm && o0.customer.processorCustomerId) {
+    result = await processor.chargeOffSession({
+      amount: o0.totalAmount,
+      currency: o0.currency,
+      paymentMethodId: pm.processorId,
+      processorCustomerId: o0.customer.processorCustomerId,
+      idempotencyKey: `order:${orderId}:charge:${attempt}`,
+      metadata: { order_id: orderId, subscription_id: sub0.id },
+    });
+  }
+  const paid = result?.status === 'succeeded';
+  await em.fork().transactional(async (tx) => {
+    const s = await lockSubscription(tx, sub0.id);
+    const o = await tx.findOneOrFail(Order, { id: orderId });
+    if (!s) return;
+    if (paid && o.status === 'pending') {
+      o.status = 'paid';
+      o.processorChargeId = result!.chargeId;
+      if (pm) s.paymentMethod = tx.getReference(PaymentMethod, pm.id);
+      await emitOrder(tx, o, ['order.updated', 'order.paid']);
+      if (s.status === 'past_due') {
+        s.status = 'active';
+        await emitSubscription(tx, s, ['subscription.updated', 'subscription.active'], true);
+      }
+    } else if (!paid && s.status === 'active') {
+      s.status = 'past_due';
+      await emitSubscription(tx, s, ['subscription.updated'], true);
+    }
+    await tx.flush();
+  });
+  if (paid) return { paid: true, message: null };
+  return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.' };
+}
+
+/** Dunning exhausted: `unpaid`, ended now (subscription.revoked). Benefits go after the grace period. */
+export async function markUnpaid(em: EntityManager, id: string, at: Date): Promise<BenefitScopeOut | null> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s) return null;
+    if (s.status !== 'past_due') return scopeOf(s);
+    s.status = 'unpaid';
+    s.endedAt = at;
+    s.endsAt = at;
+    await emitSubscription(tx, s, ['subscription.updated', 'subscription.revoked'], true);
+    return scopeOf(s);
+  });
+}
+
+/** The dunning mail after a failed charge, with a link to the portal to update the card. */
+export async function dunningMail(
+  em: EntityManager,
+  orderId: string,
+  input: { attempt: number; nextRetryAt: string | null; portalUrl: string; reason: string | null },
+) {
+  const o = await em.findOne(Order, { id: orderId }, { populate: ['customer', 'product', 'organization'] });
+  if (!o) return null;
+  const money = `${o.currency.toUpperCase()} ${(o.totalAmount / 100).toFixed(2)}`;
+  const link = `${input.portalUrl.replace(/\/$/, '')}/portal/${o.organization.slug}`;
+  const lines = [
+    `We could not charge your card ${money} for your ${o.product.name} subscription with ${o.organization.name}.`,
+    ...(input.reason ? [`The card was refused: ${input.reason}`] : []),
+    '',
+    input.nextRetryAt
+      ? `We will try again on ${input.nextRetryAt.slice(0, 10)}. To avoid losing access, update your card:`
+      : 'This was our last attempt: the subscription is now unpaid. To subscribe again, update your card:',
+    link,
+    '',
+    `Order id: ${o.id}`,
+  ];
+  return {
+    organizationId: o.organization.id,
+    recipient: o.customer.email,
+    subject: input.nextRetryAt
+      ? `Payment failed for your ${o.product.name} subscription`
+      : `Your ${o.product.name} subscription is unpaid`,
+    text: `${lines.join('\n')}\n`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seller and customer actions (applied by the workflow's update handlers)
+
+export interface CancelInput {
+  reason?: CancellationReason | null;
+  comment?: string | null;
+}
+
+export type ChangeResult = { subscriptionId: string; status: SubscriptionStatus; scope: BenefitScopeOut; previousProductId?: string };
+
+function setReason(s: Subscription, input: CancelInput) {
+  if (input.reason !== undefined) s.customerCancellationReason = input.reason ?? null;
+  if (input.comment !== undefined) s.customerCancellationComment = input.comment ?? null;
+}
+
+/** Cancel at period end: stays active with its benefits until then (subscription.updated, subscription.canceled). */
+export async function applyCancel(em: EntityManager, id: string, input: CancelInput, at: Date): Promise<ChangeResult> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s) throw AlreadyCanceledSubscription();
+    checkCancel(s);
+    s.cancelAtPeriodEnd = true;
+    s.canceledAt = at;
+    s.endsAt = s.currentPeriodEnd ?? null;
+    setReason(s, input);
+    await emitSubscription(tx, s, ['subscription.updated', 'subscription.canceled'], true);
+    return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
+  });
+}
+
+export async function applyUncancel(em: EntityManager, id: string): Promise<ChangeResult> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s) throw ResourceUnavailable('This subscription has ended.');
+    checkUncancel(s);
+    s.cancelAtPeriodEnd = false;
+    s.canceledAt = null;
+    s.endsAt = null;
+    s.customerCancellationReason = null;
+    s.customerCancellationComment = null;
+    await emitSubscription(tx, s, ['subscription.updated', 'subscription.uncanceled'], true);
+    return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
+  });
+}
+
+/** Revoke now: canceled, ended (subscription.updated, subscription.canceled, subscription.revoked). */
+export async function applyRevoke(em: EntityManager, id: string, input: CancelInput, at: Date): Promise<ChangeResult> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s) throw AlreadyCanceledSubscription('This subscription is already revoked.');
+    checkRevoke(s);
+    const wasCanceling = s.cancelAtPeriodEnd;
+    s.status = 'canceled';
+    s.cancelAtPeriodEnd = false;
+    s.canceledAt ??= at;
+    s.endsAt = at;
+    s.endedAt = at;
+    setReason(s, input);
+    const types: WebhookEventType[] = wasCanceling
+      ? ['subscription.updated', 'subscription.revoked']
+      : ['subscription.updated', 'subscription.canceled', 'subscription.revoked'];
+    await emitSubscription(tx, s, types, true);
+    return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
+  });
+}
+
+export interface ProductChangeInput {
+  productId: string;
+  prorationBehavior: ProrationBehavior | null;
+}
+
+/**
+ * Moves the subscription to another product's price for the rest of the period. Proration factor =
+ * seconds left / seconds in the period; credit the old amount, debit the new one. `invoice`: a
+ * positive difference is billed now with a `subscription_update` order (answered as `orderId` for the
+ * workflow to charge); `prorate` (or a credit): carried to the next cycle's order.
+ */
+export async function applyProductChange(
+  em: EntityManager,
+  id: string,
+  input: ProductChangeInput,
+  at: Date,
+): Promise<ChangeResult & { orderId: string | null }> {
+  return em.transactional(async (tx) => {
+    const s = await lockSubscription(tx, id);
+    if (!s) throw AlreadyCanceledSubscription();
+    const { product, price } = await checkProductChange(tx, s, input.productId);
+    const behavior = input.prorationBehavior ?? subscriptionSettings(s.organization.subscriptionSettings).proration_behavior;
+    const previousProductId = s.product.id;
+    const oldAmount = s.amount;
+    const newAmount = await recurringAmount(tx, s, price, product.id, s.currentPeriodStart);
+    const diff = s.currentPeriodEnd ? prorate(oldAmount, newAmount, prorationFactor(at, s.currentPeriodStart, s.currentPeriodEnd)).net : 0;
+    if (s.discount && !(await discountAppliesToProduct(tx, s.discount, product.id))) s.discount = null;
+    s.product = product;
+    s.price = price;
+    s.amount = newAmount;
+    s.recurringInterval = product.recurringInterval!;
+    let order: Order | null = null;
+    if (behavior === 'invoice' && diff > 0) {
+      const tax = taxOn(diff, await taxBasisPoints(tx, s));
+      order = tx.create(Order, {
+        organization: s.organization,
+        customer: s.customer,
+        product,
+        productPrice: price,
+        discount: null,
+        subscription: s,
+        checkout: null,
+        status: 'pending',
+        billingReason: 'subscription_update',
+        subtotalAmount: diff,
+        discountAmount: 0,
+        netAmount: diff,
+        taxAmount: tax,
+        totalAmount: diff + tax,
+        refundedAmount: 0,
+        refundedTaxAmount: 0,
+        currency: s.currency,
+        billingAddress: s.customer.billingAddress ?? null,
+        customFieldData: {},
+        metadata: {},
+        processorChargeId: null,
+      });
+    } else {
+      s.pendingProrationAmount += diff;
+    }
+    await emitSubscription(tx, s, ['subscription.updated'], true);
+    if (order) await emitOrder(tx, order, ['order.created']);
+    return { subscriptionId: s.id, status: s.status, scope: scopeOf(s), previousProductId, orderId: order?.id ?? null };
+  });
+}

@@ -1,0 +1,217 @@
+/**
+ * Benchmark (not a test): the purchase path end to end. Against a freshly started API and worker
+ * (each its own process, started the production way), a seller's one-time product with a license-key
+ * benefit is bought by 1, 10 and 50 concurrent buyers: each creates a checkout, confirms it with
+ * `tok_visa`, then polls until the order is paid and the license key granted. Prints p50/p99 of
+ * confirm → fulfilled, completed purchases per second, p50/p99 of the confirm request alone, and the
+ * machine (cores, load); asserts nothing.
+ *
+ *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep]
+ *
+ * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
+ * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
+ * own task queue, and drops the database at the end unless --keep. Issue #5's target on this machine:
+ * p50 under 300 ms and at least 30 purchases per second. The machine may be shared: note the load.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../api/src/config.ts';
+import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const LEVELS = (arg('levels') ?? '1,10,50').split(',').map(Number);
+const PER_BUYER = Number(arg('purchases-per-buyer') ?? 4);
+const KEEP = process.argv.includes('--keep');
+// Each waiting buyer polls two reads per tick: at 50 buyers a shorter tick mostly loads the API with polling.
+const POLL_MS = 50;
+const FULFIL_TIMEOUT_MS = 60_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out.slice(-2000)}`)), 180_000);
+    const onData = (d: Buffer) => {
+      out = (out + d.toString()).slice(-20_000);
+      if (out.includes(readyLine)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}):\n${out.slice(-2000)}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function api(base: string, token: string | null, method: string, p: string, body?: unknown, cookie?: string) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(cookie ? { cookie } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as any) : null };
+}
+
+function must<T extends { status: number; body: any }>(r: T, status: number, what: string): T {
+  if (r.status !== status) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+const SCOPES = ['checkouts:read', 'checkouts:write', 'products:read', 'products:write', 'benefits:read', 'benefits:write', 'orders:read', 'customers:read', 'license_keys:read'];
+
+/** A seller with an organization, a token, and a one-time product carrying a license-key benefit. */
+async function setUp(base: string) {
+  const email = `bench-${randomUUID().slice(0, 8)}@example.com`;
+  const up = must(
+    await api(base, null, 'POST', '/api/auth/sign-up/email', { email, password: 'correct horse battery', name: 'Bench Seller' }),
+    200,
+    'sign-up',
+  );
+  const cookie = up.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const org = must(await api(base, null, 'POST', '/v1/organizations/', { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}` }, cookie), 201, 'org').body;
+  const { token } = must(
+    await api(base, null, 'POST', '/v1/organization-access-tokens/', { organization_id: org.id, comment: 'bench', scopes: SCOPES }, cookie),
+    201,
+    'token',
+  ).body;
+  const benefit = must(
+    await api(base, token, 'POST', '/v1/benefits/', { type: 'license_keys', description: 'License', properties: { prefix: 'bench' } }),
+    201,
+    'benefit',
+  ).body;
+  const product = must(
+    await api(base, token, 'POST', '/v1/products/', { name: 'Bench app', prices: [{ amount_type: 'fixed', price_amount: 2500, price_currency: 'usd' }] }),
+    201,
+    'product',
+  ).body;
+  must(await api(base, token, 'POST', `/v1/products/${product.id}/benefits`, { benefits: [benefit.id] }), 200, 'product benefits');
+  return { token: token as string, productId: product.id as string, benefitId: benefit.id as string };
+}
+
+/** One purchase; answers the milliseconds from confirm to "order paid and license key granted" (null: not within the deadline). */
+async function purchase(base: string, seller: { token: string; productId: string; benefitId: string }, confirmMs: number[]): Promise<number | null> {
+  const c = must(await api(base, seller.token, 'POST', '/v1/checkouts/', { product_id: seller.productId }), 201, 'checkout').body;
+  const t0 = performance.now();
+  const confirmed = must(
+    await api(base, null, 'POST', `/v1/checkouts/client/${c.client_secret}/confirm`, {
+      customer_email: `buyer-${randomUUID().slice(0, 8)}@example.com`,
+      customer_name: 'Bench Buyer',
+      customer_billing_address: { country: 'US' },
+      confirmation_token_id: 'tok_visa',
+    }),
+    200,
+    'confirm',
+  ).body;
+  confirmMs.push(performance.now() - t0);
+  const deadline = Date.now() + FULFIL_TIMEOUT_MS;
+  let paid = false;
+  for (;;) {
+    if (!paid) {
+      const orders = await api(base, seller.token, 'GET', `/v1/orders/?checkout_id=${c.id}`);
+      paid = orders.body?.items?.[0]?.status === 'paid';
+    }
+    if (paid) {
+      const state = await api(base, seller.token, 'GET', `/v1/customers/${confirmed.customer_id}/state`);
+      if (state.body?.granted_benefits?.some((g: { benefit_id: string }) => g.benefit_id === seller.benefitId)) return performance.now() - t0;
+    }
+    if (Date.now() > deadline) return null;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+const dbUrl = new URL(base.DATABASE_URL);
+dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout`;
+const databaseUrl = dbUrl.toString();
+const taskQueue = `bench-checkout-${randomUUID().slice(0, 8)}`;
+await ensureDatabase(databaseUrl, { recreate: true });
+
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const env = { DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+let apiProc: ChildProcess | undefined;
+let workerProc: ChildProcess | undefined;
+try {
+  // The API first: it applies the migrations at start-up.
+  apiProc = await startProcess('api', 'api/src/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url }, 'listening');
+  workerProc = await startProcess('worker', 'workers/src/main.ts', env, 'worker started');
+  const seller = await setUp(url);
+  await purchase(url, seller, []); // warm-up (first workflow, JIT, pools)
+
+  console.log(`checkout bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before`);
+  console.log('buyers  purchases  p50 ms  p99 ms  purchases/s  load(1m)  unfulfilled  confirm p50/p99 ms');
+  for (const level of LEVELS) {
+    const total = Math.max(level * PER_BUYER, 10);
+    let next = 0;
+    const latencies: number[] = [];
+    let unfulfilled = 0;
+    const confirmMs: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: level }, async () => {
+        while (next < total) {
+          next++;
+          const ms = await purchase(url, seller, confirmMs);
+          if (ms === null) unfulfilled++;
+          else latencies.push(ms);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const sorted = latencies.sort((a, b) => a - b);
+    if (!sorted.length) sorted.push(Number.NaN);
+    console.log(
+      `${String(level).padStart(6)}  ${String(total).padStart(9)}  ${pct(sorted, 50).toFixed(0).padStart(6)}  ${pct(sorted, 99).toFixed(0).padStart(6)}  ${(latencies.length / seconds).toFixed(1).padStart(11)}  ${os.loadavg()[0]!.toFixed(2).padStart(8)}  ${String(unfulfilled).padStart(11)}  ${pct(confirmMs.sort((a, b) => a - b), 50).toFixed(0)}/${pct(confirmMs, 99).toFixed(0)}`,
+    );
+  }
+  console.log(
+    `purchases/s counts whole purchases (checkout create + confirm + fulfilment) completed per wall-clock second; unfulfilled: not fulfilled within ${FULFIL_TIMEOUT_MS / 1000} s.`,
+  );
+} finally {
+  await stop(workerProc);
+  await stop(apiProc);
+  if (!KEEP) await dropDatabase(databaseUrl).catch(() => {});
+}

@@ -1,0 +1,170 @@
+/**
+ * Benchmark (not a test): renewals throughput. N monthly subscriptions whose period ends at the same
+ * moment are renewed by their real `subscription:<id>` workflows on the development Temporal server,
+ * each with its real activities (cycle order, off-session charge at the sandbox processor, order
+ * paid, benefit request, continue-as-new). Prints renewals per second and the total time; asserts
+ * nothing.
+ *
+ *   npx tsx bench/renewals/run.ts [--count 10000] [--lead <seconds>] [--start-concurrency 64] [--keep]
+ *
+ * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
+ * `<database>_bench_renewals` (every migration applied), seeds the subscriptions there directly, runs
+ * its own worker on its own task queue against it, terminates the workflows and drops the database
+ * at the end (unless --keep).
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { loadConfig } from '../../api/src/config.ts';
+import { closeDeps, createDeps } from '../../api/src/deps.ts';
+import { migrate } from '../../api/src/kit/db.ts';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { Order } from '../../api/src/modules/orders/entities.ts';
+import { Organization } from '../../api/src/modules/organizations/entities.ts';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
+import { SandboxCustomer, SandboxPaymentMethod } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { periodEnd } from '../../api/src/modules/pricing/index.ts';
+import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
+import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
+import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { createWorker } from '../../workers/src/worker.ts';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const raw = i >= 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  if (raw === undefined) return fallback;
+  const m = /^([\d_.]+)([k]?)$/i.exec(raw.trim());
+  if (!m) throw new Error(`--${name}: not a number: ${raw}`);
+  return Math.round(Number(m[1]!.replace(/_/g, '')) * (m[2] ? 1000 : 1));
+}
+const N = arg('count', 10_000);
+const START_CONCURRENCY = arg('start-concurrency', 64);
+const KEEP = process.argv.includes('--keep');
+const PRICE = 1999;
+
+async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main() {
+  const base = loadConfig();
+  const url = new URL(base.DATABASE_URL);
+  url.pathname = `${url.pathname}_bench_renewals`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl, { recreate: true });
+  const cfg = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_MAX: '24',
+    LOG_LEVEL: 'warn',
+    TEMPORAL_TASK_QUEUE: `bench-renewals-${randomUUID().slice(0, 8)}`,
+  });
+  const deps = await createDeps(cfg, 'bench-renewals');
+  await migrate(deps.orm);
+  console.log(`renewals benchmark: ${N} subscriptions, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
+
+  // ---- seed -------------------------------------------------------------------------------------
+  const tSeed = Date.now();
+  const em = deps.orm.em.fork();
+  const org = em.create(Organization, { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}`, socials: [], featureSettings: {}, subscriptionSettings: {}, metadata: {} });
+  const product = em.create(Product, { organization: org, name: 'Monthly', description: null, recurringInterval: 'month', isArchived: false, metadata: {} });
+  const price = em.create(ProductPrice, {
+    product, amountType: 'fixed', priceCurrency: 'usd', priceAmount: PRICE,
+    minimumAmount: null, maximumAmount: null, presetAmount: null, meter: null, unitAmount: null, capAmount: null, isArchived: false,
+  });
+  await em.flush();
+  // Every period ends together, once the workflows have had time to start (`--lead` seconds; by default
+  // 20 s + 70 ms per workflow, what a busy 2-core machine with the SQLite-backed dev server needs).
+  const startedAt = new Date(Date.now() - 30 * 86_400_000);
+  const renewAt = new Date(Date.now() + arg('lead', Math.round(20 + N * 0.07)) * 1000);
+  const ids: string[] = [];
+  for (let i = 0; i < N; i += 1000) {
+    const batch = deps.orm.em.fork();
+    for (let j = i; j < Math.min(N, i + 1000); j++) {
+      const email = `bench-${j}@example.com`;
+      const sc = batch.create(SandboxCustomer, { id: `cus_bench${j}`, email, name: null, idempotencyKey: `bench:${j}` });
+      const spm = batch.create(SandboxPaymentMethod, {
+        id: `pm_bench${j}`, customerId: sc.id, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, outcome: 'succeed', idempotencyKey: null, detachedAt: null,
+      });
+      const customer = batch.create(Customer, { organization: org.id, email, name: null, metadata: {}, processorCustomerId: sc.id, billingAddress: null });
+      const pm = batch.create(PaymentMethod, {
+        customer, processor: 'sandbox', processorId: spm.id, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, wallet: null, isDefault: true, deletedAt: null,
+      });
+      const s = batch.create(Subscription, {
+        organization: org.id, customer, product: product.id, price: price.id, discount: null, checkout: null,
+        amount: PRICE, currency: 'usd', recurringInterval: 'month', status: 'active',
+        currentPeriodStart: startedAt, currentPeriodEnd: renewAt, cancelAtPeriodEnd: false, canceledAt: null,
+        startedAt, endsAt: null, endedAt: null, customerCancellationReason: null, customerCancellationComment: null,
+        paymentMethod: pm, metadata: {},
+      });
+      ids.push(s.id);
+    }
+    await batch.flush();
+  }
+  console.log(`seeded ${N} subscriptions in ${secs(Date.now() - tSeed)}`);
+
+  // ---- run ----------------------------------------------------------------------------------------
+  const worker = await createWorker(deps);
+  const running = worker.run();
+  const tStart = Date.now();
+  await pool(ids, START_CONCURRENCY, (subscriptionId) =>
+    deps.temporal.workflow.start('subscriptionWorkflow', {
+      taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+      workflowId: subscriptionWorkflowId(subscriptionId),
+      args: [{ subscriptionId }],
+    }),
+  );
+  const tStarted = Date.now();
+  console.log(`started ${N} workflows in ${secs(tStarted - tStart)}; periods end at ${renewAt.toISOString()}`);
+  if (tStarted > renewAt.getTime()) console.log('  (starting outlasted --lead: some renewals ran while workflows were still starting)');
+
+  const check = deps.orm.em.fork();
+  let paid = 0;
+  let last = -1;
+  let lastProgress = Date.now();
+  const deadline = Date.now() + 15 * 60_000;
+  while (paid < N && Date.now() < deadline && Date.now() - lastProgress < 120_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    paid = await check.count(Order, { billingReason: 'subscription_cycle', status: 'paid' });
+    if (paid !== last) {
+      last = paid;
+      lastProgress = Date.now();
+      if (Date.now() >= renewAt.getTime()) console.log(`  ${secs(Date.now() - renewAt.getTime())}: ${paid} / ${N} renewed`);
+    }
+  }
+  const tDone = Date.now();
+  const from = Math.max(renewAt.getTime(), tStarted);
+  const renewMs = tDone - from;
+  const rolled = await check.count(Subscription, { currentPeriodEnd: periodEnd(renewAt, 'month', startedAt.getUTCDate()), status: 'active' });
+  console.log(`renewed:        ${paid} / ${N} orders paid, ${rolled} periods rolled`);
+  console.log(`renewal phase:  ${secs(renewMs)} from the common period end (±1 s polling)`);
+  console.log(`throughput:     ${(paid / (renewMs / 1000)).toFixed(1)} renewals/s`);
+  console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
+
+  // ---- clean up -------------------------------------------------------------------------------------
+  await pool(ids, START_CONCURRENCY, (id) =>
+    deps.temporal.workflow
+      .getHandle(subscriptionWorkflowId(id))
+      .terminate('benchmark finished')
+      .catch(() => {}),
+  );
+  worker.shutdown();
+  await running;
+  await closeDeps(deps);
+  if (!KEEP) await dropDatabase(databaseUrl);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,201 @@
+/**
+ * Crash tests of the purchase path (issue #5). The worker runs as its own OS process; test-only
+ * faults (workers/src/fault-injection.ts) SIGKILL it at chosen points of the checkout-confirm
+ * workflow, one checkout per point, and the test starts it again each time. However often it dies,
+ * every purchase ends with exactly one order, one subscription (recurring), one granted grant per
+ * benefit, one charge, and the checkout `succeeded`. A step that fails for good is compensated: the
+ * charge refunded, the discount redemption released, the checkout back to `open`. A confirmation
+ * whose workflow start never happened (the API died after commit) is picked up by the worker.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutConfirmWorkflowId } from '../../workflows/src/ids.ts';
+import { startTestServer, type TestServer } from '../harness.ts';
+import { checkoutConfirmSchema, confirmCheckout } from '../../api/src/modules/checkouts/confirm.ts';
+import { startWorkflowDurably, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
+import { createProduct } from '../checkouts/helpers.ts';
+import { buyer, call, confirmRaw, confirmSeller, newCheckout, type Seller } from '../confirm/helpers.ts';
+import { checkoutReaches, outcomeOf, settledOutcome } from './outcomes.ts';
+import { startWorkerProcess, waitForExit, type WorkerProcess } from './worker-process.ts';
+
+let srv: TestServer;
+let s: Seller;
+let taskQueue: string;
+let stateDir: string;
+let worker: WorkerProcess | undefined;
+let benefitId: string;
+let oneTime: string;
+let monthly: string;
+/** The crash points, one checkout each (created up front, so every worker carries the whole fault list). */
+let crashes: { point: string; recurring: boolean; checkout: { id: string; client_secret: string } }[];
+/** A checkout whose order step fails for good, and its discount (max_redemptions 1). */
+let doomed: { id: string; client_secret: string };
+let discountId: string;
+let faults: string[];
+
+const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+const fixed = (amount: number) => [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }];
+
+beforeAll(async () => {
+  taskQueue = `crash-${randomUUID()}`;
+  // The API in this process; no in-process worker: the worker is the separate process below.
+  srv = await startTestServer({ worker: false, env: { TEMPORAL_TASK_QUEUE: taskQueue } });
+  stateDir = mkdtempSync(path.join(os.tmpdir(), 'emporia-faults-'));
+  s = await confirmSeller(srv);
+  const benefit = await call(srv.url, s.token, 'POST', '/v1/benefits/', {
+    type: 'license_keys',
+    description: 'License',
+    properties: { prefix: 'crash', limit_usage: 3 },
+  });
+  expect(benefit.status).toBe(201);
+  benefitId = benefit.body.id;
+  oneTime = (await createProduct(srv.url, s.token, { name: 'Desktop app', prices: fixed(2500) })).id;
+  monthly = (await createProduct(srv.url, s.token, { name: 'Pro', recurring_interval: 'month', prices: fixed(1900) })).id;
+  for (const id of [oneTime, monthly]) {
+    expect((await call(srv.url, s.token, 'POST', `/v1/products/${id}/benefits`, { benefits: [benefitId] })).status).toBe(200);
+  }
+  const points = [
+    { point: 'savePaymentMethodStep:after-commit', recurring: true },
+    { point: 'createOrderStep:after-commit', recurring: true },
+    { point: 'grantBenefitsStep:after-commit', recurring: false },
+    { point: 'markSucceededStep:after-commit', recurring: false },
+  ];
+  crashes = [];
+  for (const p of points) crashes.push({ ...p, checkout: await newCheckout(srv, s, p.recurring ? monthly : oneTime) });
+  const discount = await call(srv.url, s.token, 'POST', '/v1/discounts/', {
+    name: 'Launch',
+    type: 'percentage',
+    basis_points: 2000,
+    duration: 'once',
+    max_redemptions: 1,
+  });
+  expect(discount.status).toBe(201);
+  discountId = discount.body.id;
+  doomed = await newCheckout(srv, s, oneTime, { discount_id: discountId });
+  // Each fault fires once (a marker in stateDir), so a restarted worker recovers instead of dying again.
+  faults = [...crashes.map((c) => `${c.point}@${c.checkout.id}=kill`), `createOrderStep:after-commit@${doomed.id}=fail`];
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.deps.temporal.workflow
+    .getHandle(`outbox-dispatcher:${taskQueue}`)
+    .terminate('test finished')
+    .catch(() => {});
+  await srv?.close();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
+
+/** The event types (and failure messages) of a checkout's fulfilment workflow, for failure messages. */
+async function historySummary(checkoutId: string): Promise<string> {
+  try {
+    const history = await srv.deps.temporal.workflow.getHandle(checkoutConfirmWorkflowId(checkoutId)).fetchHistory();
+    return JSON.stringify(
+      (history.events ?? []).map((e) => [
+        e.eventType,
+        e.activityTaskFailedEventAttributes?.failure?.message ?? e.workflowTaskFailedEventAttributes?.failure?.message ?? undefined,
+      ]),
+    );
+  } catch (err) {
+    return String(err);
+  }
+}
+
+const startWorker = () => startWorkerProcess({ databaseUrl: srv.databaseUrl, taskQueue, faults, faultStateDir: stateDir });
+
+async function confirm(productId: string, extra: Record<string, unknown> = {}) {
+  const c = await newCheckout(srv, s, productId, extra);
+  const res = await confirmRaw(srv, c.client_secret, { ...buyer(email('crash')), confirmation_token_id: 'tok_visa' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return c;
+}
+
+describe('the worker killed during checkout fulfilment', () => {
+  // Each restart of the worker process loads the whole app (about 10 s on a busy 2-core machine).
+  it('still gives exactly one order, subscription, grant and charge per purchase after each restart', { timeout: 300_000 }, async () => {
+    worker = await startWorker();
+    for (const { point, checkout } of crashes) {
+      const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('crash')), confirmation_token_id: 'tok_visa' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const exit = await waitForExit(worker, 120_000).catch(async (err: unknown) => {
+        throw new Error(`${point}: ${String(err)}\nworkflow history: ${await historySummary(checkout.id)}`);
+      });
+      expect(exit.signal, `worker should die at ${point}`).toBe('SIGKILL');
+      worker = await startWorker();
+    }
+
+    for (const { point, recurring, checkout } of crashes) {
+      expect(await checkoutReaches(srv, checkout.id, ['succeeded', 'failed', 'open'])).toBe('succeeded');
+      const o = await settledOutcome(srv, checkout.id, benefitId);
+      expect(o, point).toMatchObject({
+        checkoutStatus: 'succeeded',
+        orders: 1,
+        orderStatuses: ['paid'],
+        subscriptions: recurring ? 1 : 0,
+        grants: 1,
+        grantsGranted: 1,
+        licenseKeys: 1,
+        charges: 1,
+        refunds: 0,
+      });
+    }
+  });
+
+  it('refunds the charge, releases the redemption and reopens the checkout when a step fails for good', { timeout: 120_000 }, async () => {
+    const c = doomed;
+    worker ??= await startWorker();
+
+    const res = await confirmRaw(srv, c.client_secret, { ...buyer(email('unlucky')), confirmation_token_id: 'tok_visa' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'confirmed', total_amount: 2000, discount_amount: 500 });
+
+    await checkoutReaches(srv, c.id, ['open']);
+    const o = await outcomeOf(srv, c.id, benefitId);
+    expect(o).toMatchObject({ checkoutStatus: 'open', charges: 1, refunds: 1, redemptions: 0, orderStatuses: ['refunded'], grants: 0 });
+    const after = await call(srv.url, s.token, 'GET', `/v1/discounts/${discountId}`);
+    expect(after.body.redemptions_count).toBe(0);
+    // The buyer sees an open checkout again, and the released redemption is available to another buyer.
+    const reopened = await call(srv.url, null, 'GET', `/v1/checkouts/client/${c.client_secret}`);
+    expect(reopened.body.status).toBe('open');
+    // Its refunded order stays the checkout's one order: paying again needs a new checkout, and charges nothing here.
+    const again = await confirmRaw(srv, c.client_secret, { ...buyer(email('unlucky')), confirmation_token_id: 'tok_mastercard' });
+    expect(again.status).toBe(403);
+    expect(again.body.error).toBe('NotOpenCheckout');
+    expect((await outcomeOf(srv, c.id, benefitId)).charges).toBe(1);
+    const other = await confirm(oneTime, { discount_id: discountId });
+    expect(await checkoutReaches(srv, other.id, ['succeeded', 'open'])).toBe('succeeded');
+    expect((await outcomeOf(srv, other.id, benefitId)).redemptions).toBe(1);
+  });
+});
+
+describe('a confirmation whose workflow start was lost', () => {
+  it('is fulfilled by the worker from the recorded start', { timeout: 120_000 }, async () => {
+    const c = await newCheckout(srv, s, oneTime);
+    // The real confirmation, with the start recorded in its transaction but the after-commit start
+    // dropped: as if the API process had died right after the commit.
+    await confirmCheckout(
+      srv.deps.orm.em.fork(),
+      srv.deps,
+      c.client_secret,
+      checkoutConfirmSchema.parse({ ...buyer(email('lost')), confirmation_token_id: 'tok_visa' }),
+      (tx, checkout) =>
+        startWorkflowDurably(tx, () => {}, srv.deps, {
+          workflowType: 'checkoutConfirmWorkflow',
+          taskQueue,
+          workflowId: checkoutConfirmWorkflowId(checkout.id),
+          args: [{ checkoutId: checkout.id }],
+        }),
+    );
+    const pending = await srv.deps.orm.em.fork().find(WorkflowStart, { workflowId: checkoutConfirmWorkflowId(c.id) });
+    expect(pending.map((r) => r.startedAt)).toEqual([null]);
+    worker ??= await startWorker();
+
+    expect(await checkoutReaches(srv, c.id, ['succeeded', 'failed', 'open'])).toBe('succeeded');
+    expect(await settledOutcome(srv, c.id, benefitId)).toMatchObject({ orders: 1, grantsGranted: 1, charges: 1 });
+    const started = await srv.deps.orm.em.fork().find(WorkflowStart, { workflowId: checkoutConfirmWorkflowId(c.id) });
+    expect(started[0]!.startedAt).not.toBeNull();
+  });
+});

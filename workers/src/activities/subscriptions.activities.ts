@@ -1,0 +1,80 @@
+/**
+ * The steps of the `subscription:<id>` workflow: read its schedule, end or renew it at period end,
+ * charge a subscription order off-session, give up (unpaid), build the dunning mail, and apply the
+ * seller's and customer's changes. Each runs on its own EntityManager fork (see
+ * subscriptions/service.ts). A broken business rule (ApiError) fails the activity for good, carrying
+ * the error's name and status so the API can answer it in the documented shape.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Deps } from '@emporia/api/src/deps.ts';
+import { ApiError, RequestValidationError } from '@emporia/api/src/kit/errors.ts';
+import { processorFor } from '@emporia/api/src/modules/checkouts/confirm.ts';
+import {
+  applyCancel,
+  applyProductChange,
+  applyRevoke,
+  applyUncancel,
+  chargeSubscriptionOrder,
+  dunningMail,
+  markUnpaid,
+  renewSubscription,
+  subscriptionSchedule,
+  type CancelInput,
+  type ProductChangeInput,
+} from '@emporia/api/src/modules/subscriptions/service.ts';
+
+async function rules<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ApiError) {
+      const issues = err instanceof RequestValidationError ? err.issues : null;
+      throw ApplicationFailure.nonRetryable(err.detail, err.error, { status: err.status, issues });
+    }
+    throw err;
+  }
+}
+
+export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg'>) {
+  const { orm, cfg } = deps;
+  const processor = () => processorFor(cfg, orm);
+  return {
+    async subscriptionSchedule(subscriptionId: string) {
+      return subscriptionSchedule(orm.em.fork(), subscriptionId);
+    },
+    async renewSubscription(subscriptionId: string, expectedPeriodEnd: string) {
+      return renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd);
+    },
+    /** The period-end step and the first charge of its order in one go (the common path of a renewal). */
+    async renewAndCharge(subscriptionId: string, expectedPeriodEnd: string) {
+      const r = await renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd);
+      if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
+      if (r.total === 0) return { ...r, paid: true, message: null };
+      const c = await chargeSubscriptionOrder(orm.em.fork(), processor(), r.orderId, 0);
+      return { ...r, paid: c.paid, message: c.message };
+    },
+    async chargeSubscriptionOrder(orderId: string, attempt: number) {
+      return chargeSubscriptionOrder(orm.em.fork(), processor(), orderId, attempt);
+    },
+    async markSubscriptionUnpaid(subscriptionId: string, atIso: string) {
+      return markUnpaid(orm.em.fork(), subscriptionId, new Date(atIso));
+    },
+    async subscriptionDunningMail(orderId: string, attempt: number, nextRetryAt: string | null, reason: string | null) {
+      return dunningMail(orm.em.fork(), orderId, { attempt, nextRetryAt, reason, portalUrl: cfg.PUBLIC_URL });
+    },
+    async cancelSubscription(subscriptionId: string, input: CancelInput, atIso: string) {
+      return rules(() => applyCancel(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+    },
+    async uncancelSubscription(subscriptionId: string) {
+      return rules(() => applyUncancel(orm.em.fork(), subscriptionId));
+    },
+    async revokeSubscription(subscriptionId: string, input: CancelInput, atIso: string) {
+      return rules(() => applyRevoke(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+    },
+    async changeSubscriptionProduct(subscriptionId: string, input: ProductChangeInput, atIso: string) {
+      return rules(() => applyProductChange(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+    },
+  };
+}
+
+export type SubscriptionActivities = ReturnType<typeof createSubscriptionActivities>;

@@ -1,0 +1,72 @@
+/**
+ * TEST-ONLY fault injection for the crash tests (tests/crash). Inert unless `EMPORIA_FAULT_INJECT`
+ * is set; never set it in production.
+ *
+ * `EMPORIA_FAULT_INJECT` is a comma-separated list of `<step>:<point>[@<key>][=<action>]`, e.g.
+ * `createOrderStep:after-commit@<checkout id>=kill`:
+ * - `step` and `point` name the place (`before`, `after-commit`) an activity calls `faultPoint` from;
+ * - `key` (optional) limits the fault to one business key (the checkout id), so one worker can carry
+ *   faults for several checkouts;
+ * - `action` is `kill` (default: SIGKILL this process, as a crash would) or `fail` (throw a
+ *   non-retryable ApplicationFailure, a step that fails for good).
+ * With `EMPORIA_FAULT_STATE_DIR` set, each fault fires once across restarts: a marker file is written
+ * there before it fires, so the restarted worker carrying the same list recovers instead of dying again.
+ */
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+
+interface Fault {
+  spec: string;
+  point: string;
+  key: string | null;
+  action: 'kill' | 'fail';
+}
+
+function parse(raw: string | undefined): Fault[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((spec) => {
+      const [where, action = 'kill'] = spec.split('=') as [string, string?];
+      const [point, key = null] = where.split('@') as [string, string?];
+      if (action !== 'kill' && action !== 'fail') throw new Error(`EMPORIA_FAULT_INJECT: unknown action in '${spec}'`);
+      return { spec, point, key, action };
+    });
+}
+
+const faults = parse(process.env.EMPORIA_FAULT_INJECT);
+
+/** Claims the fault's once-only marker; false when it already fired (in this or an earlier process). */
+function claim(f: Fault): boolean {
+  const dir = process.env.EMPORIA_FAULT_STATE_DIR;
+  if (!dir) return true;
+  mkdirSync(dir, { recursive: true });
+  try {
+    closeSync(openSync(path.join(dir, encodeURIComponent(f.spec)), 'wx'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Crashes or fails here when a test asked for it (`step:point`, for `key`); a no-op otherwise. */
+export function faultPoint(point: string, key?: string): void {
+  if (!faults.length) return;
+  for (const f of faults) {
+    if (f.point !== point || (f.key !== null && f.key !== key)) continue;
+    if (!claim(f)) continue;
+    if (f.action === 'fail') throw ApplicationFailure.nonRetryable(`injected fault at ${point}`, 'InjectedFault');
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+/** Runs `fn` between the `<step>:before` and `<step>:after-commit` fault points. */
+export async function withFaultPoints<T>(step: string, key: string, fn: () => Promise<T>): Promise<T> {
+  faultPoint(`${step}:before`, key);
+  const result = await fn();
+  faultPoint(`${step}:after-commit`, key);
+  return result;
+}

@@ -1,0 +1,245 @@
+/**
+ * subscription:<subscription_id> — the life of one subscription, started when the checkout creates it.
+ *
+ * Sleeps until `current_period_end`, then either ends it (set to cancel at period end → `canceled`,
+ * benefits revoked) or renews it: the period rolls, expired discounts drop, a `subscription_cycle`
+ * order is charged off-session and the product's benefits are granted again for the new cycle.
+ * Continue-as-new after every renewal, so the history stays one period long.
+ *
+ * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
+ * and 7 days by default), a mail with a link to update the card after each failure. A retry that
+ * succeeds returns it to `active`; exhaustion makes it `unpaid` and revokes the benefits after the
+ * organization's grace period.
+ *
+ * Seller and customer actions arrive as updates (validated, answered). The workflow is the single
+ * writer of subscription state: each handler runs one activity that re-checks the rules under the
+ * row lock and writes the change with its webhook events. Handlers and the period-end step take turns
+ * (one at a time); dunning waits do not block them.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { SubscriptionActivities } from '../../../workers/src/activities/subscriptions.activities.ts';
+import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
+import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+import { SUBSCRIPTION_UPDATES } from '../ids.ts';
+
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+const acts = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', retry });
+/** The short database steps of every period (schedule read, renew + first charge) run as local activities: no task round trips. */
+const local = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
+const benefits = proxyActivities<BenefitActivities>({ startToCloseTimeout: '1 minute', retry });
+const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 10 } });
+
+const DAY = 24 * 60 * 60 * 1000;
+export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
+
+export interface SubscriptionWorkflowInput {
+  subscriptionId: string;
+  /** Waits before each payment retry after a declined renewal. */
+  dunningDelaysMs?: number[];
+}
+
+export type CancellationReason =
+  | 'customer_service' | 'low_quality' | 'missing_features' | 'switched_service' | 'too_complex' | 'too_expensive' | 'unused' | 'other';
+export interface CancelArgs {
+  reason?: CancellationReason | null;
+  comment?: string | null;
+}
+export interface ChangeProductArgs {
+  productId: string;
+  prorationBehavior: 'invoice' | 'prorate' | null;
+}
+export interface ChangeAnswer {
+  subscriptionId: string;
+  status: string;
+  /** The `subscription_update` order of an `invoice` change, and whether its charge went through. */
+  orderId?: string | null;
+  paid?: boolean | null;
+}
+
+export const cancelUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.cancel);
+export const uncancelUpdate = defineUpdate<ChangeAnswer, []>(SUBSCRIPTION_UPDATES.uncancel);
+export const revokeUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.revoke);
+export const changeProductUpdate = defineUpdate<ChangeAnswer, [ChangeProductArgs]>(SUBSCRIPTION_UPDATES.changeProduct);
+export const subscriptionStateQuery = defineQuery<{ phase: string; dunningAttempt: number }>('subscriptionState');
+
+const REASONS = new Set(['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other']);
+function validateCancelArgs(a: CancelArgs | undefined) {
+  if (!a || typeof a !== 'object') throw new Error('cancel arguments required');
+  if (a.reason != null && !REASONS.has(a.reason)) throw new Error(`unknown cancellation reason ${a.reason}`);
+  if (a.comment != null && typeof a.comment !== 'string') throw new Error('comment must be a string');
+}
+
+/** A rule the activity refused (its ApplicationFailure) becomes the update's failure, not the workflow's. */
+async function answer<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+      throw ApplicationFailure.create({
+        message: err.cause.message,
+        type: err.cause.type ?? undefined,
+        nonRetryable: true,
+        details: err.cause.details ?? undefined,
+      });
+    }
+    throw err;
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<{ outcome: 'ended' | 'missing' }> {
+  const id = input.subscriptionId;
+  const delays = input.dunningDelaysMs ?? DEFAULT_DUNNING_DELAYS_MS;
+  let busy = false;
+  let wake = false;
+  let ended = false;
+  let phase = 'waiting';
+  let dunningAttempt = 0;
+
+  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    await condition(() => !busy);
+    busy = true;
+    try {
+      return await fn();
+    } finally {
+      busy = false;
+    }
+  }
+
+  setHandler(subscriptionStateQuery, () => ({ phase, dunningAttempt }));
+
+  setHandler(
+    cancelUpdate,
+    (args) =>
+      exclusive(async () => {
+        const r = await answer(() => acts.cancelSubscription(id, args, iso(Date.now())));
+        wake = true;
+        return { subscriptionId: r.subscriptionId, status: r.status };
+      }),
+    { validator: validateCancelArgs },
+  );
+
+  setHandler(uncancelUpdate, () =>
+    exclusive(async () => {
+      const r = await answer(() => acts.uncancelSubscription(id));
+      wake = true;
+      return { subscriptionId: r.subscriptionId, status: r.status };
+    }),
+  );
+
+  setHandler(
+    revokeUpdate,
+    (args) =>
+      exclusive(async () => {
+        const r = await answer(() => acts.revokeSubscription(id, args, iso(Date.now())));
+        ended = true;
+        await benefits.requestBenefitAction('revoke', r.scope);
+        return { subscriptionId: r.subscriptionId, status: r.status };
+      }),
+    { validator: validateCancelArgs },
+  );
+
+  setHandler(
+    changeProductUpdate,
+    (args) =>
+      exclusive(async () => {
+        const r = await answer(() => acts.changeSubscriptionProduct(id, args, iso(Date.now())));
+        let paid: boolean | null = null;
+        if (r.orderId) paid = (await acts.chargeSubscriptionOrder(r.orderId, 0)).paid;
+        if (r.previousProductId && r.previousProductId !== r.scope.productId) {
+          await benefits.requestBenefitAction('revoke', { ...r.scope, productId: r.previousProductId });
+          await benefits.requestBenefitAction('grant', r.scope);
+        }
+        wake = true;
+        return { subscriptionId: r.subscriptionId, status: r.status, orderId: r.orderId, paid };
+      }),
+    {
+      validator: (a) => {
+        if (!a || typeof a.productId !== 'string') throw new Error('productId required');
+        if (a.prorationBehavior != null && a.prorationBehavior !== 'invoice' && a.prorationBehavior !== 'prorate') {
+          throw new Error('prorationBehavior must be invoice or prorate');
+        }
+      },
+    },
+  );
+
+  /** Dunning for a declined cycle order: answers whether it was paid in the end. */
+  async function dun(orderId: string, firstFailure: string | null): Promise<boolean> {
+    let reason = firstFailure;
+    for (let i = 0; i < delays.length; i++) {
+      dunningAttempt = i + 1;
+      const nextRetryAt = iso(Date.now() + delays[i]!);
+      const mail = await acts.subscriptionDunningMail(orderId, i + 1, nextRetryAt, reason);
+      if (mail) await notifications.sendNotification({ dedupeKey: `subscription:${id}:order:${orderId}:dunning:${i + 1}`, kind: 'subscription.dunning', ...mail });
+      phase = 'past_due';
+      await condition(() => ended, delays[i]!);
+      if (ended) return false;
+      const r = await exclusive(() => (ended ? Promise.resolve({ paid: false, message: null }) : acts.chargeSubscriptionOrder(orderId, i + 1)));
+      if (ended) return false;
+      if (r.paid) return true;
+      reason = r.message;
+    }
+    const mail = await acts.subscriptionDunningMail(orderId, delays.length + 1, null, reason);
+    if (mail) await notifications.sendNotification({ dedupeKey: `subscription:${id}:order:${orderId}:unpaid`, kind: 'subscription.unpaid', ...mail });
+    return false;
+  }
+
+  for (;;) {
+    const schedule = await local.subscriptionSchedule(id);
+    if (!schedule) return { outcome: 'missing' };
+    if (schedule.ended || ended || !schedule.currentPeriodEnd) break;
+    phase = 'waiting';
+    const end = Date.parse(schedule.currentPeriodEnd);
+    wake = false;
+    const woken = await condition(() => wake || ended, Math.max(end - Date.now(), 1));
+    if (ended) break;
+    if (woken) continue;
+
+    phase = 'renewing';
+    const r = await exclusive(() =>
+      ended ? Promise.resolve({ outcome: 'stale' as const, paid: false, message: null }) : local.renewAndCharge(id, schedule.currentPeriodEnd!),
+    );
+    if (r.outcome === 'stale') continue;
+    if (r.outcome === 'ended') {
+      await benefits.requestBenefitAction('revoke', r.scope);
+      break;
+    }
+    let paid = r.paid;
+    if (!paid) paid = await dun(r.orderId, r.message);
+    if (ended) break;
+    if (paid) {
+      // The new cycle's benefits (license key usage resets, meter credits) are granted for its order.
+      if (r.benefits > 0) await benefits.requestBenefitAction('grant', r.scope);
+      dunningAttempt = 0;
+      await condition(allHandlersFinished);
+      if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
+      continue;
+    }
+    // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.
+    phase = 'unpaid';
+    const scope = await exclusive(() => acts.markSubscriptionUnpaid(id, iso(Date.now())));
+    if (scope) {
+      if (schedule.graceDays > 0) await condition(() => ended, schedule.graceDays * DAY);
+      if (!ended) await benefits.requestBenefitAction('revoke', scope);
+    }
+    ended = true;
+    break;
+  }
+  phase = 'ended';
+  await condition(allHandlersFinished);
+  log.info('subscription workflow finished', { subscriptionId: id });
+  return { outcome: 'ended' };
+}
