@@ -18,12 +18,12 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
-import { serializeCustomer } from '../customers/schemas.ts';
-import { customerState } from '../customers/service.ts';
+import { emitCustomerStateChanged } from '../customers/service.ts';
 import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
-import type { BenefitAction } from './lifecycle.ts';
+import type { BenefitAction, BenefitActionGuard } from './lifecycle.ts';
 import { BenefitGrant, serializeBenefitGrant } from './grants.ts';
 import { IntegrationError, type Integrations } from './integrations.ts';
+import { guardHolds } from './product-sync.ts';
 import { serializeBenefit } from './schemas.ts';
 import { strategyFor } from './types/index.ts';
 import { GrantPending } from './types/strategy.ts';
@@ -34,6 +34,8 @@ export interface BenefitActionInput {
   customerId: string;
   subscriptionId: string | null;
   orderId: string | null;
+  /** Apply only if this still holds (see `BenefitActionGuard`); `skipped` otherwise. */
+  guard?: BenefitActionGuard;
 }
 
 export interface BenefitActionResult {
@@ -56,10 +58,7 @@ function emitGrantEvent(tx: EntityManager, type: WebhookEventType, g: BenefitGra
 /** customer.state_changed: the customer's granted benefits changed. */
 async function emitStateChanged(tx: EntityManager, g: BenefitGrant) {
   await tx.flush();
-  emitEvent(tx, g.benefit.organization.id, 'customer.state_changed', {
-    ...serializeCustomer(g.customer),
-    ...(await customerState(tx, g.customer)),
-  });
+  await emitCustomerStateChanged(tx, g.benefit.organization.id, g.customer);
 }
 
 export async function applyBenefitAction(
@@ -74,6 +73,9 @@ export async function applyBenefitAction(
     orderId: input.subscriptionId ? null : input.orderId,
   };
   return em.fork().transactional(async (tx) => {
+    if (input.guard && !(await guardHolds(tx, input.guard, input.benefitId, input))) {
+      return { status: 'skipped', grantId: null, detail: input.guard.has ? 'no longer granted by the product' : 'still on the product' };
+    }
     let g = await tx.findOne(BenefitGrant, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (input.action === 'revoke') {
       if (!g) return { status: 'skipped', grantId: null, detail: 'no grant in this scope' };

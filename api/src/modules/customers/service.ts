@@ -145,3 +145,15 @@ export async function customerState(em: EntityManager, customer: Customer): Prom
     })),
   };
 }
+
+/**
+ * Writes `customer.state_changed` with the customer's state as of now, inside the caller's transaction.
+ * The customer row is locked first: changes to one customer's grants and subscriptions run in
+ * concurrent transactions (one workflow per benefit), and without the lock two of them could each
+ * miss the other's uncommitted change, so that no event ever shows the final state. With it, the
+ * later transaction waits and then reads (READ COMMITTED) what the earlier one committed.
+ */
+export async function emitCustomerStateChanged(tx: EntityManager, organizationId: string, customer: Customer): Promise<void> {
+  await tx.execute(`select 1 from "customers" where "id" = ? for update`, [customer.id]);
+  emitEvent(tx, organizationId, 'customer.state_changed', { ...serializeCustomer(customer), ...(await customerState(tx, customer)) });
+}

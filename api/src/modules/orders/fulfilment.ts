@@ -13,8 +13,7 @@ import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
 import { releaseRedemption } from '../checkouts/confirm.ts';
-import { customerState } from '../customers/service.ts';
-import { serializeCustomer } from '../customers/schemas.ts';
+import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
@@ -166,10 +165,7 @@ export async function markCheckoutSucceeded(em: EntityManager, checkoutId: strin
     await tx.populate(c, CHECKOUT_POPULATE);
     emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
     if (c.customer) {
-      emitEvent(tx, c.organization.id, 'customer.state_changed', {
-        ...serializeCustomer(c.customer),
-        ...(await customerState(tx, c.customer)),
-      });
+      await emitCustomerStateChanged(tx, c.organization.id, c.customer);
     }
     await tx.flush();
   });

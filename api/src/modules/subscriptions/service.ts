@@ -12,8 +12,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { ApiError, BadRequest, fieldError, ResourceUnavailable } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
-import { serializeCustomer } from '../customers/schemas.ts';
-import { customerState } from '../customers/service.ts';
+import { emitCustomerStateChanged } from '../customers/service.ts';
 import type { Discount } from '../discounts/entities.ts';
 import { Order } from '../orders/entities.ts';
 import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
@@ -105,7 +104,7 @@ async function emitSubscription(tx: EntityManager, s: Subscription, types: Webho
   for (const t of types) emitEvent(tx, s.organization.id, t, data);
   if (stateChanged) {
     const customer = await tx.findOneOrFail(Customer, { id: s.customer.id });
-    emitEvent(tx, s.organization.id, 'customer.state_changed', { ...serializeCustomer(customer), ...(await customerState(tx, customer)) });
+    await emitCustomerStateChanged(tx, s.organization.id, customer);
   }
   await tx.flush();
 }
