@@ -17,7 +17,7 @@ import { queryList } from '../../kit/validation.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { BenefitGrant } from '../benefits/grants.ts';
 import { File } from '../files/entities.ts';
-import { downloadSchema, sizeReadable } from '../files/schemas.ts';
+import { downloadableFileSchema, sizeReadable } from '../files/schemas.ts';
 
 /** Presigned object URLs behind a token live this long (the token itself: DOWNLOADABLE_URL_TTL_SECONDS). */
 const OBJECT_URL_TTL = 60;
@@ -102,28 +102,7 @@ export async function customerDownloadables(
   return pairs.filter((p) => byId.has(p.fileId)).map((p) => ({ benefitId: p.benefitId, file: byId.get(p.fileId)! }));
 }
 
-const fileDownloadSchema = z.object({
-  id: z.uuid(),
-  organization_id: z.uuid(),
-  name: z.string(),
-  path: z.string(),
-  mime_type: z.string(),
-  size: z.number().int(),
-  storage_version: z.string().nullable(),
-  checksum_etag: z.string().nullable(),
-  checksum_sha256_base64: z.string().nullable(),
-  checksum_sha256_hex: z.string().nullable(),
-  last_modified_at: z.string().nullable(),
-  version: z.string().nullable(),
-  is_uploaded: z.boolean(),
-  created_at: z.string(),
-  modified_at: z.string().nullable(),
-  size_readable: z.string(),
-  service: z.literal('downloadable'),
-  download: downloadSchema,
-});
-
-export const downloadableReadSchema = z.object({ id: z.uuid(), benefit_id: z.uuid(), file: fileDownloadSchema });
+export const downloadableReadSchema = z.object({ id: z.uuid(), benefit_id: z.uuid(), file: downloadableFileSchema });
 
 function serializeDownloadable(entry: Entry, customerId: string, url: string, expiresAt: Date) {
   const f = entry.file;

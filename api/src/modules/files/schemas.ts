@@ -146,8 +146,11 @@ export const downloadSchema = z.object({
 
 export const productMediaFileSchema = z.object({ ...baseShape, service: z.literal('product_media'), public_url: z.string() });
 
+/** A downloadable file with its short-lived download link (files API and customer portal). */
+export const downloadableFileSchema = z.object({ ...baseShape, service: z.literal('downloadable'), download: downloadSchema });
+
 export const fileReadSchema = z.union([
-  z.object({ ...baseShape, service: z.literal('downloadable'), download: downloadSchema }),
+  downloadableFileSchema,
   productMediaFileSchema,
   z.object({ ...baseShape, service: z.literal('organization_avatar'), public_url: z.string() }),
 ]);

@@ -14,8 +14,8 @@ import { queryList } from '../../kit/validation.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
-import { checkCancel, checkProductChange, checkUncancel, subscriptionSettings } from './service.ts';
-import { updateSubscriptionWorkflow } from './workflow-client.ts';
+import { checkCancel, checkProductChange, subscriptionSettings } from './service.ts';
+import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -127,12 +127,8 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
         }
         await checkProductChange(em, s, body.product_id);
         await updateSubscriptionWorkflow(deps, s.id, 'changeProduct', [{ productId: body.product_id, prorationBehavior: null }]);
-      } else if (body.cancel_at_period_end === true) {
-        checkCancel(s);
-        await updateSubscriptionWorkflow(deps, s.id, 'cancel', [{ reason: body.cancellation_reason, comment: body.cancellation_comment }]);
-      } else if (body.cancel_at_period_end === false) {
-        checkUncancel(s);
-        await updateSubscriptionWorkflow(deps, s.id, 'uncancel', []);
+      } else {
+        await setCancelAtPeriodEnd(deps, s, body.cancel_at_period_end, { reason: body.cancellation_reason, comment: body.cancellation_comment });
       }
       return reread(em, s.id);
     },

@@ -14,8 +14,8 @@ import { queryList } from '../../kit/validation.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
-import { checkCancel, checkProductChange, checkRevoke, checkUncancel } from './service.ts';
-import { updateSubscriptionWorkflow } from './workflow-client.ts';
+import { checkProductChange, checkRevoke } from './service.ts';
+import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 import { subscriptionsCsv } from './export.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['subscriptions:read'] };
@@ -151,12 +151,8 @@ export const routes: RouteSpec[] = [
       if (body.revoke) {
         checkRevoke(s);
         await updateSubscriptionWorkflow(deps, s.id, 'revoke', [reason]);
-      } else if (body.cancel_at_period_end === true) {
-        checkCancel(s);
-        await updateSubscriptionWorkflow(deps, s.id, 'cancel', [reason]);
-      } else if (body.cancel_at_period_end === false) {
-        checkUncancel(s);
-        await updateSubscriptionWorkflow(deps, s.id, 'uncancel', []);
+      } else {
+        await setCancelAtPeriodEnd(deps, s, body.cancel_at_period_end, reason);
       }
       return reread(em, s.id);
     },

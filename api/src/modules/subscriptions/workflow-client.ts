@@ -9,6 +9,8 @@ import { SUBSCRIPTION_UPDATES, subscriptionWorkflowId } from '@emporia/workflows
 import type { Deps } from '../../deps.ts';
 import { ApiError, RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
 import { startRecorded } from '../../kit/workflow-starts.ts';
+import type { Subscription } from './entities.ts';
+import { checkCancel, checkUncancel } from './service.ts';
 
 export type SubscriptionUpdateName = keyof typeof SUBSCRIPTION_UPDATES;
 
@@ -43,5 +45,25 @@ export async function updateSubscriptionWorkflow(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw toApiError(err);
     throw err;
+  }
+}
+
+/**
+ * `cancel_at_period_end` as the seller and the customer send it: true cancels at the end of the
+ * period (with the reason and comment), false uncancels, null or absent changes nothing. The
+ * database checks run first, so the usual 403 / 410 / 400 come back without a workflow round trip.
+ */
+export async function setCancelAtPeriodEnd(
+  deps: Pick<Deps, 'temporal' | 'cfg'>,
+  s: Subscription,
+  cancelAtPeriodEnd: boolean | null | undefined,
+  reason: { reason?: string | null; comment?: string | null },
+): Promise<void> {
+  if (cancelAtPeriodEnd === true) {
+    checkCancel(s);
+    await updateSubscriptionWorkflow(deps, s.id, 'cancel', [reason]);
+  } else if (cancelAtPeriodEnd === false) {
+    checkUncancel(s);
+    await updateSubscriptionWorkflow(deps, s.id, 'uncancel', []);
   }
 }
