@@ -7,6 +7,8 @@ export const productCreatedWorkflowId = (productId: string) => `product-created:
 export const outboxDispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher:${taskQueue}`;
 export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: string) =>
   `webhook-delivery:${outboxEventId}:${endpointId}`;
+/** Grants / revocations that follow one change of a product's benefits (`changeId`: unique per change). */
+export const productBenefitsWorkflowId = (productId: string, changeId: string) => `product-benefits:${productId}:${changeId}`;
 /** One expiry timer per checkout session. */
 export const checkoutExpiryWorkflowId = (checkoutId: string) => `checkout-expiry:${checkoutId}`;
 /** Fulfilment of one confirmed checkout: order, subscription, benefits, receipt. */

@@ -7,3 +7,4 @@ export { checkoutConfirmWorkflow } from './checkouts/checkout-confirm.workflow.t
 export { refundWorkflow } from './refunds/refund.workflow.ts';
 export { benefitGrantWorkflow } from './benefits/benefit-grant.workflow.ts';
 export { subscriptionWorkflow } from './subscriptions/subscription.workflow.ts';
+export { productBenefitsWorkflow } from './products/product-benefits.workflow.ts';

@@ -7,6 +7,7 @@ import { createCheckoutConfirmActivities } from './checkout-confirm.activities.t
 import { createBenefitActivities } from './benefits.activities.ts';
 import { createRefundActivities } from './refunds.activities.ts';
 import { createSubscriptionActivities } from './subscriptions.activities.ts';
+import { createProductBenefitsActivities } from './product-benefits.activities.ts';
 
 export function createActivities(deps: Deps) {
   return {
@@ -17,5 +18,6 @@ export function createActivities(deps: Deps) {
     ...createBenefitActivities(deps),
     ...createRefundActivities(deps),
     ...createSubscriptionActivities(deps),
+    ...createProductBenefitsActivities(deps),
   };
 }

@@ -22,11 +22,24 @@ export interface BenefitScope {
   orderId: string | null;
 }
 
+/**
+ * A condition checked again when a request is applied (product-sync.ts `guardHolds`), so a request
+ * that went stale while queued is skipped. `has: true` (grants from a product): the product still
+ * lists the benefit and the scope is still entitled through it (active subscription of the product,
+ * purchase not revoked). `has: false` (revocations after the benefit left the product): the product
+ * no longer lists it.
+ */
+export interface BenefitActionGuard {
+  productId: string;
+  has: boolean;
+}
+
 /** One queued request of a benefit-grant workflow (`update`: re-apply a changed benefit to a granted grant). */
 export interface BenefitActionRequest {
   action: BenefitAction | 'update';
   subscriptionId: string | null;
   orderId: string | null;
+  guard?: BenefitActionGuard;
 }
 
 /** Input of the benefit-grant workflow (`pending`: requests carried over a continue-as-new). */
@@ -75,6 +88,7 @@ export async function requestBenefitAction(deps: Deps, action: BenefitAction, sc
       subscriptionId: scope.subscriptionId,
       // With a subscription the grant is the subscription's; the order names the billing cycle.
       orderId: scope.orderId,
+      ...(action === 'grant' ? { guard: { productId: scope.productId, has: true } } : {}),
     });
   }
 }

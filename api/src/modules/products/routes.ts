@@ -1,6 +1,7 @@
 /** /v1/products: create, list, read, update, and the product's benefits. */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod/v4';
-import { productCreatedWorkflowId } from '@emporia/workflows/ids';
+import { productBenefitsWorkflowId, productCreatedWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
@@ -8,6 +9,7 @@ import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { PRODUCT_BENEFITS_WORKFLOW, type ProductBenefitsChange } from '../benefits/product-sync.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Product } from './entities.ts';
@@ -163,12 +165,24 @@ export const productRoutes = [
     params: idParams,
     body: productBenefitsUpdateSchema,
     response: productSchema,
-    async handler({ params, body, principal, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
+    async handler({ params, body, principal, em, deps }) {
+      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
         const product = await findVisibleProduct(tx, principal, params.id);
-        await updateProductBenefits(tx, product, body.benefits);
+        const { added, removed } = await updateProductBenefits(tx, product, body.benefits);
+        if (added.length || removed.length) {
+          // Customers who own the product get the added benefits and lose the removed ones, in the
+          // background: one workflow pages through them (recorded now, started after commit).
+          const change: ProductBenefitsChange = { productId: product.id, added: added.map((b) => b.id), removed: removed.map((b) => b.id) };
+          startWorkflowDurably(tx, after, deps, {
+            workflowType: PRODUCT_BENEFITS_WORKFLOW,
+            taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+            workflowId: productBenefitsWorkflowId(product.id, randomUUID()),
+            args: [change],
+          });
+        }
         return flushAndEmitUpdated(tx, product);
       });
+      await afterCommit();
       return result;
     },
   }),

@@ -238,7 +238,7 @@ export async function updateProduct(em: EntityManager, product: Product, input: 
 
 /**
  * Replaces the product's benefits with `benefitIds` (in that order). Each must be a live, selectable
- * benefit of the product's organization. Returns what changed (for re-granting, in a later issue).
+ * benefit of the product's organization. Returns what changed (the route re-grants from it).
  */
 export async function updateProductBenefits(
   em: EntityManager,
