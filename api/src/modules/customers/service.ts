@@ -152,8 +152,11 @@ export async function customerState(em: EntityManager, customer: Customer): Prom
  * concurrent transactions (one workflow per benefit), and without the lock two of them could each
  * miss the other's uncommitted change, so that no event ever shows the final state. With it, the
  * later transaction waits and then reads (READ COMMITTED) what the earlier one committed.
+ * `FOR NO KEY UPDATE`, not `FOR UPDATE`: the transactions have usually inserted a grant already, whose
+ * foreign key holds a KEY SHARE lock on this row, which `FOR UPDATE` would wait on (a deadlock between
+ * two of them); NO KEY UPDATE serializes them with each other and ignores those KEY SHARE locks.
  */
 export async function emitCustomerStateChanged(tx: EntityManager, organizationId: string, customer: Customer): Promise<void> {
-  await tx.execute(`select 1 from "customers" where "id" = ? for update`, [customer.id]);
+  await tx.execute(`select 1 from "customers" where "id" = ? for no key update`, [customer.id]);
   emitEvent(tx, organizationId, 'customer.state_changed', { ...serializeCustomer(customer), ...(await customerState(tx, customer)) });
 }
