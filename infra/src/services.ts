@@ -217,7 +217,12 @@ export async function startTemporal(
   const bin = path.join(VENV_BIN, 'temporal');
   if (!existsSync(bin)) throw new Error(`temporal CLI missing at ${bin}: run npm start or npm test (they install it)`);
   const uiPort = Number(new URL(cfg.TEMPORAL_UI_URL).port || DEFAULTS.TEMPORAL_UI_PORT);
-  // null: an in-memory server (tests); otherwise a SQLite file so workflows survive restarts.
+  // null: an in-memory server (tests); otherwise a SQLite file so workflows survive restarts. The dev
+  // server writes through one SQLite connection, so every commit is on the path of every workflow:
+  // the file is in WAL mode with synchronous=NORMAL (commits append to the log without an fsync each;
+  // the log is synced at checkpoints). That survives the server being killed at any point; only an
+  // OS crash or power loss can lose the last moments of workflow state. SQLite's defaults (rollback
+  // journal, fsync on every commit) made it the bottleneck of checkouts and renewals (issues #5, #7).
   const dbFile = opts.dbFile === null ? null : (opts.dbFile ?? path.join(DATA_DIR, 'temporal.db'));
   if (dbFile) mkdirSync(path.dirname(dbFile), { recursive: true });
   const child = spawnLogged(
@@ -228,7 +233,7 @@ export async function startTemporal(
       '--ip', host!,
       '--port', String(port),
       '--ui-port', String(uiPort),
-      ...(dbFile ? ['--db-filename', dbFile] : []),
+      ...(dbFile ? ['--db-filename', dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
       '--namespace', cfg.TEMPORAL_NAMESPACE,
       '--log-level', 'warn',
       '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',

@@ -11,6 +11,9 @@ import type { Deps } from '@emporia/api/src/deps.ts';
 import { startPendingWorkflows } from '@emporia/api/src/kit/workflow-starts.ts';
 import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
 
+/** Longest a committed event waits before the dispatcher is woken for it. */
+const WAKE_COALESCE_MS = 100;
+
 export interface OutboxListener {
   stop(): Promise<void>;
 }
@@ -51,11 +54,12 @@ export async function startOutboxListener(
   let client: pg.Client | undefined;
   let pending: NodeJS.Timeout | undefined;
   const onNotify = () => {
-    // Coalesce bursts of commits into one wake-up.
+    // Coalesce the commits of the next WAKE_COALESCE_MS into one wake-up: each wake-up is a signal and a
+    // workflow task, and a busy API commits outbox events hundreds of times a second (issue #5).
     pending ??= setTimeout(() => {
       pending = undefined;
       wake().catch((err: unknown) => deps.log.warn({ err }, 'outbox wake-up failed; the dispatcher will poll'));
-    }, 20);
+    }, WAKE_COALESCE_MS);
   };
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: deps.cfg.DATABASE_URL });

@@ -7,8 +7,16 @@
  * A saga: once a step has failed for good (its retries exhausted), the compensations registered so
  * far run in reverse order (refund the charge, release the discount redemption, checkout back to
  * `open` so the buyer may pay again) and the workflow fails. The receipt comes after success and never triggers a refund.
+ *
+ * The steps are short database transactions, so they run as local activities (issue #5): the whole
+ * fulfilment is one workflow task instead of a server round trip per step. A worker that dies midway
+ * leaves the task unanswered; it is retried after its timeout and replays every step from the first,
+ * each a no-op once done. (Nothing signals this workflow, so the task running the steps is not
+ * rejected for new events, which would re-run them too; at most a child subscription that ended at
+ * once can do that to the later receipt task, whose mail is deduplicated. The benefit-grant workflow,
+ * which is signalled, keeps activity tasks for that reason.) Runs recorded before this replay as they ran.
  */
-import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { CheckoutConfirmActivities } from '../../../workers/src/activities/checkout-confirm.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
 import { startSubscriptionLifecycle } from '../subscriptions/start.ts';
@@ -16,8 +24,10 @@ import { startSubscriptionLifecycle } from '../subscriptions/start.ts';
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
 // Each step is one short transaction; a worker that crashed mid-step is noticed (and the step retried
 // elsewhere) only when this timeout passes, so it stays short (tests/crash).
-const steps = proxyActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '15 seconds', retry });
-const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+const remoteSteps = proxyActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '15 seconds', retry });
+const remoteNotifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+const localSteps = proxyLocalActivities<CheckoutConfirmActivities>({ startToCloseTimeout: '15 seconds', localRetryThreshold: '10 seconds', retry });
+const localNotifications = proxyLocalActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', localRetryThreshold: '10 seconds', retry });
 
 export interface CheckoutConfirmInput {
   checkoutId: string;
@@ -31,6 +41,9 @@ export interface CheckoutConfirmResult {
 }
 
 export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInput): Promise<CheckoutConfirmResult> {
+  const local = patched('checkout-confirm-local-steps');
+  const steps = local ? localSteps : remoteSteps;
+  const notifications = local ? localNotifications : remoteNotifications;
   const compensations: (() => Promise<unknown>)[] = [];
   let result: CheckoutConfirmResult;
   try {

@@ -4,7 +4,10 @@
  * Sleeps until `current_period_end`, then either ends it (set to cancel at period end → `canceled`,
  * benefits revoked) or renews it: the period rolls, expired discounts drop, a `subscription_cycle`
  * order is charged off-session and the product's benefits are granted again for the new cycle.
- * Continue-as-new after every renewal, so the history stays one period long.
+ * A renewal's database steps are local activities (no task round trip each); the run then goes on
+ * to the next period and continues as new once its history passes `MAX_HISTORY_EVENTS` (a few dozen
+ * periods), so histories stay short. Runs recorded before this continued as new after every renewal
+ * and still do (`patched('renewal-stays-in-run')`).
  *
  * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
  * and 7 days by default), a mail with a link to update the card after each failure. A retry that
@@ -25,9 +28,11 @@ import {
   defineQuery,
   defineUpdate,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../../../workers/src/activities/subscriptions.activities.ts';
 import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
@@ -42,6 +47,8 @@ const benefits = proxyActivities<BenefitActivities>({ startToCloseTimeout: '1 mi
 const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 10 } });
 
 const DAY = 24 * 60 * 60 * 1000;
+/** A run continues as new after the renewal that takes its history past this many events. */
+const MAX_HISTORY_EVENTS = 500;
 export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
 
 export interface SubscriptionWorkflowInput {
@@ -224,8 +231,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       // The new cycle's benefits (license key usage resets, meter credits) are granted for its order.
       if (r.benefits > 0) await benefits.requestBenefitAction('grant', r.scope);
       dunningAttempt = 0;
-      await condition(allHandlersFinished);
-      if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
+      if (!patched('renewal-stays-in-run') || workflowInfo().historyLength > MAX_HISTORY_EVENTS || workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
+        if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
+      }
       continue;
     }
     // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.
