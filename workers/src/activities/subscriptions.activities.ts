@@ -17,6 +17,7 @@ import {
   chargeSubscriptionOrder,
   dunningMail,
   markUnpaid,
+  renewAndChargeSubscription,
   renewSubscription,
   subscriptionSchedule,
   type CancelInput,
@@ -47,11 +48,7 @@ export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg'>) {
     },
     /** The period-end step and the first charge of its order in one go (the common path of a renewal). */
     async renewAndCharge(subscriptionId: string, expectedPeriodEnd: string) {
-      const r = await renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd);
-      if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
-      if (r.total === 0) return { ...r, paid: true, message: null };
-      const c = await chargeSubscriptionOrder(orm.em.fork(), processor(), r.orderId, 0);
-      return { ...r, paid: c.paid, message: c.message };
+      return renewAndChargeSubscription(orm.em.fork(), processor(), subscriptionId, expectedPeriodEnd);
     },
     async chargeSubscriptionOrder(orderId: string, attempt: number) {
       return chargeSubscriptionOrder(orm.em.fork(), processor(), orderId, attempt);

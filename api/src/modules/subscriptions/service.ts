@@ -19,7 +19,7 @@ import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
-import { Product, ProductBenefit, type ProductPrice } from '../products/entities.ts';
+import { Product, type ProductPrice } from '../products/entities.ts';
 import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription, type SubscriptionStatus } from './entities.ts';
@@ -53,7 +53,8 @@ export function subscriptionSettings(raw: Record<string, unknown> | null | undef
   };
 }
 
-const isEnded = (s: Subscription) => s.endedAt != null || s.status === 'canceled' || s.status === 'unpaid' || s.status === 'incomplete_expired';
+const ENDED_STATUSES: SubscriptionStatus[] = ['canceled', 'unpaid', 'incomplete_expired'];
+const isEnded = (s: Pick<Subscription, 'endedAt' | 'status'>) => s.endedAt != null || ENDED_STATUSES.includes(s.status);
 const isBillable = (s: Subscription) => BILLABLE_STATUSES.includes(s.status) && !isEnded(s);
 
 // ---------------------------------------------------------------------------------------------
@@ -91,11 +92,28 @@ export async function checkProductChange(em: EntityManager, s: Subscription, pro
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-async function lockSubscription(tx: EntityManager, id: string): Promise<Subscription | null> {
-  const s = await tx.findOne(Subscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (s) await tx.populate(s, [...SUBSCRIPTION_POPULATE, 'organization']);
+/**
+ * The subscription under its row lock, with what its webhook payloads read (SUBSCRIPTION_POPULATE, and
+ * the organization unless `organization: false`): the row and its to-one relations in one statement
+ * that locks only the subscription's row (`FOR UPDATE OF` its alias: never the product or customer rows
+ * that other subscriptions share), then the product's collections, one statement each.
+ */
+async function lockSubscription(tx: EntityManager, id: string, opts: { organization?: boolean } = {}): Promise<Subscription | null> {
+  const s = await tx.findOne(
+    Subscription,
+    { id },
+    {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      lockTableAliases: [SUBSCRIPTION_ALIAS],
+      populate: opts.organization === false ? ['customer', 'price', 'discount', 'product'] : ['customer', 'price', 'discount', 'product', 'organization'],
+    },
+  );
+  if (s) await tx.populate(s, SUBSCRIPTION_POPULATE, { refresh: false });
   return s;
 }
+
+/** The alias MikroORM gives the root table of a `Subscription` query (the default naming strategy's `s0`). */
+const SUBSCRIPTION_ALIAS = 's0';
 
 async function emitSubscription(tx: EntityManager, s: Subscription, types: WebhookEventType[], stateChanged: boolean): Promise<void> {
   await tx.flush();
@@ -111,7 +129,8 @@ async function emitSubscription(tx: EntityManager, s: Subscription, types: Webho
 
 async function emitOrder(tx: EntityManager, o: Order, types: WebhookEventType[]): Promise<void> {
   await tx.flush();
-  await tx.populate(o, ORDER_POPULATE);
+  // What the transaction already loaded (the renewal's subscription graph) is not read again.
+  await tx.populate(o, ORDER_POPULATE, { refresh: false });
   const data = serializeOrder(o);
   for (const t of types) emitEvent(tx, o.organization.id, t, data);
   await tx.flush();
@@ -178,8 +197,13 @@ export interface SubscriptionSchedule {
   graceDays: number;
 }
 
+/** Read once per period: only the columns it answers from (one statement, the organization joined). */
 export async function subscriptionSchedule(em: EntityManager, id: string): Promise<SubscriptionSchedule | null> {
-  const s = await em.findOne(Subscription, { id }, { populate: ['organization'] });
+  const s = await em.findOne(
+    Subscription,
+    { id },
+    { fields: ['status', 'endedAt', 'currentPeriodEnd', 'cancelAtPeriodEnd', 'organization.subscriptionSettings'] },
+  );
   if (!s) return null;
   return {
     status: s.status,
@@ -198,9 +222,9 @@ export type RenewResult =
   | { outcome: 'charge'; orderId: string; total: number; scope: BenefitScopeOut; benefits: number }
   | { outcome: 'stale' };
 
-/** Live benefits of the product (none: nothing to grant again for a new cycle). */
-async function benefitCount(em: EntityManager, productId: string): Promise<number> {
-  return em.count(ProductBenefit, { product: productId, benefit: { deletedAt: null } });
+/** Live benefits of the product (none: nothing to grant again for a new cycle), from its loaded `productBenefits.benefit`. */
+function benefitCount(product: Product): number {
+  return product.productBenefits.getItems().filter((pb) => pb.benefit.deletedAt == null).length;
 }
 
 /**
@@ -210,23 +234,29 @@ async function benefitCount(em: EntityManager, productId: string): Promise<numbe
  * period rolled answers the cycle order it created.
  */
 export async function renewSubscription(em: EntityManager, id: string, expectedPeriodEnd: string): Promise<RenewResult> {
+  return (await renew(em, id, expectedPeriodEnd)).result;
+}
+
+/** renewSubscription, also answering the cycle order to charge (loaded in `em` with its subscription, customer and product graph). */
+async function renew(em: EntityManager, id: string, expectedPeriodEnd: string): Promise<{ result: RenewResult; order: Order | null }> {
+  const stale = { result: { outcome: 'stale' as const }, order: null };
   return em.transactional(async (tx) => {
-    const s = await lockSubscription(tx, id);
-    if (!s || !s.currentPeriodEnd) return { outcome: 'stale' };
+    const s = await lockSubscription(tx, id, { organization: false });
+    if (!s || !s.currentPeriodEnd) return stale;
     if (s.currentPeriodStart.toISOString() === expectedPeriodEnd) {
       const o = await tx.findOne(Order, { subscription: s.id, billingReason: 'subscription_cycle' }, { orderBy: { createdAt: 'desc' } });
       return o && o.status === 'pending'
-        ? { outcome: 'charge', orderId: o.id, total: o.totalAmount, scope: scopeOf(s, o.id), benefits: await benefitCount(tx, s.product.id) }
-        : { outcome: 'stale' };
+        ? { result: { outcome: 'charge', orderId: o.id, total: o.totalAmount, scope: scopeOf(s, o.id), benefits: benefitCount(s.product) }, order: o }
+        : stale;
     }
-    if (s.currentPeriodEnd.toISOString() !== expectedPeriodEnd || !isBillable(s)) return { outcome: 'stale' };
+    if (s.currentPeriodEnd.toISOString() !== expectedPeriodEnd || !isBillable(s)) return stale;
     const end = s.currentPeriodEnd;
     if (s.cancelAtPeriodEnd) {
       s.status = 'canceled';
       s.endedAt = end;
       s.endsAt = end;
       await emitSubscription(tx, s, ['subscription.updated', 'subscription.revoked'], true);
-      return { outcome: 'ended', scope: scopeOf(s) };
+      return { result: { outcome: 'ended', scope: scopeOf(s) }, order: null };
     }
     const startedAt = s.startedAt ?? s.createdAt;
     const next = periodEnd(end, s.recurringInterval, startedAt.getUTCDate());
@@ -267,10 +297,38 @@ export async function renewSubscription(em: EntityManager, id: string, expectedP
       metadata: {},
       processorChargeId: null,
     });
-    await emitSubscription(tx, s, ['subscription.updated'], false);
-    await emitOrder(tx, order, order.status === 'paid' ? ['order.created', 'order.paid'] : ['order.created']);
-    return { outcome: 'charge', orderId: order.id, total: a.total, scope: scopeOf(s, order.id), benefits: await benefitCount(tx, s.product.id) };
+    // One flush writes the period change and the order, one more their events (the read models show the stored timestamps).
+    await tx.flush();
+    await tx.populate(order, ORDER_POPULATE, { refresh: false });
+    emitEvent(tx, s.organization.id, 'subscription.updated', serializeSubscription(s));
+    const orderData = serializeOrder(order);
+    for (const t of order.status === 'paid' ? (['order.created', 'order.paid'] as const) : (['order.created'] as const)) {
+      emitEvent(tx, order.organization.id, t, orderData);
+    }
+    await tx.flush();
+    return { result: { outcome: 'charge', orderId: order.id, total: a.total, scope: scopeOf(s, order.id), benefits: benefitCount(s.product) }, order };
   });
+}
+
+export type RenewAndChargeResult = RenewResult & ChargeOutcome;
+
+/**
+ * The common path of a renewal: renewSubscription, then the first charge of its cycle order, on one
+ * EntityManager: the charge reuses the order, subscription, customer and product graph the renewal
+ * loaded instead of reading them again. Still two transactions around the charge: the order commits
+ * before it is charged (its id keys the charge, so a retry never charges twice), and is paid after.
+ */
+export async function renewAndChargeSubscription(
+  em: EntityManager,
+  processor: PaymentProcessor,
+  id: string,
+  expectedPeriodEnd: string,
+): Promise<RenewAndChargeResult> {
+  const { result: r, order } = await renew(em, id, expectedPeriodEnd);
+  if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
+  if (r.total === 0) return { ...r, paid: true, message: null };
+  const c = await chargeOrder(em, processor, order!, 0);
+  return { ...r, paid: c.paid, message: c.message };
 }
 
 /** The card to charge: the customer's current default (they may have replaced it), else the subscription's. */
@@ -290,13 +348,22 @@ export interface ChargeOutcome {
  * Charges a pending subscription order off-session with the saved card (`attempt` keys the charge, so
  * a retried activity never charges twice). Paid: order `paid` (order.updated, order.paid) and a
  * past-due subscription back to `active`. Declined: the subscription becomes `past_due`.
+ *
+ * Reads through `em` (see renewAndChargeSubscription): what it already holds is not read again, but
+ * the subscription and order rows are re-read under the subscription's lock before they change.
  */
 export async function chargeSubscriptionOrder(em: EntityManager, processor: PaymentProcessor, orderId: string, attempt: number): Promise<ChargeOutcome> {
-  const o0 = await em.fork().findOne(Order, { id: orderId }, { populate: ['subscription', 'customer'] });
+  const o0 = await em.findOne(Order, { id: orderId }, { populate: ['subscription', 'customer'] });
   if (!o0 || !o0.subscription) return { paid: false, message: 'Order not found' };
+  return chargeOrder(em, processor, o0, attempt);
+}
+
+/** `o0`: the order as loaded in `em`, with its subscription and customer. */
+async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: Order, attempt: number): Promise<ChargeOutcome> {
   if (o0.status === 'paid') return { paid: true, message: null };
-  const sub0 = o0.subscription;
-  const pm = await chargeableMethod(em.fork(), sub0, processor.name);
+  const orderId = o0.id;
+  const sub0 = o0.subscription!;
+  const pm = await chargeableMethod(em, sub0, processor.name);
   let result: Awaited<ReturnType<PaymentProcessor['chargeOffSession']>> | null = null;
   if (pm && o0.customer.processorCustomerId) {
     result = await processor.chargeOffSession({
@@ -309,9 +376,10 @@ export async function chargeSubscriptionOrder(em: EntityManager, processor: Paym
     });
   }
   const paid = result?.status === 'succeeded';
-  await em.fork().transactional(async (tx) => {
-    const s = await lockSubscription(tx, sub0.id);
-    const o = await tx.findOneOrFail(Order, { id: orderId });
+  await em.transactional(async (tx) => {
+    // `refresh`: the rows as committed now, not as `em` last saw them.
+    const s = await tx.findOne(Subscription, { id: sub0.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const o = await tx.findOneOrFail(Order, { id: orderId }, { refresh: true });
     if (!s) return;
     if (paid && o.status === 'pending') {
       o.status = 'paid';
@@ -326,7 +394,6 @@ export async function chargeSubscriptionOrder(em: EntityManager, processor: Paym
       s.status = 'past_due';
       await emitSubscription(tx, s, ['subscription.updated'], true);
     }
-    await tx.flush();
   });
   if (paid) return { paid: true, message: null };
   return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.' };
