@@ -4,10 +4,9 @@
  * Sleeps until `current_period_end`, then either ends it (set to cancel at period end → `canceled`,
  * benefits revoked) or renews it: the period rolls, expired discounts drop, a `subscription_cycle`
  * order is charged off-session and the product's benefits are granted again for the new cycle.
- * A renewal's database steps are local activities (no task round trip each); the run then goes on
- * to the next period and continues as new once its history passes `MAX_HISTORY_EVENTS` (a few dozen
- * periods), so histories stay short. Runs recorded before this continued as new after every renewal
- * and still do (`patched('renewal-stays-in-run')`).
+ * A renewal's database steps are local activities (no task round trip each); the run then continues
+ * as new, so every period has a short history of its own (runs recorded while renewals stayed in one
+ * run until `MAX_HISTORY_EVENTS` replay that way: `patched('renewal-stays-in-run')`).
  *
  * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
  * and 7 days by default), a mail with a link to update the card after each failure. A retry that
@@ -47,7 +46,7 @@ const benefits = proxyActivities<BenefitActivities>({ startToCloseTimeout: '1 mi
 const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 10 } });
 
 const DAY = 24 * 60 * 60 * 1000;
-/** A run continues as new after the renewal that takes its history past this many events. */
+/** Runs recorded under 'renewal-stays-in-run' continued as new after the renewal that took their history past this. */
 const MAX_HISTORY_EVENTS = 500;
 export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
 
@@ -231,7 +230,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       // The new cycle's benefits (license key usage resets, meter credits) are granted for its order.
       if (r.benefits > 0) await benefits.requestBenefitAction('grant', r.scope);
       dunningAttempt = 0;
-      if (!patched('renewal-stays-in-run') || workflowInfo().historyLength > MAX_HISTORY_EVENTS || workflowInfo().continueAsNewSuggested) {
+      // Every period continues as new (issue #7), so a run's history is one period. Runs recorded while
+      // renewals stayed in one run ('renewal-stays-in-run') replay as they ran.
+      if (
+        patched('continue-as-new-every-period') ||
+        !patched('renewal-stays-in-run') ||
+        workflowInfo().historyLength > MAX_HISTORY_EVENTS ||
+        workflowInfo().continueAsNewSuggested
+      ) {
         await condition(allHandlersFinished);
         if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
       }
