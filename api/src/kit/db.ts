@@ -33,3 +33,8 @@ export async function inTransaction<T>(
     },
   };
 }
+
+/** An ILIKE pattern matching values that contain `text` literally (its `\`, `%` and `_` escaped). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}

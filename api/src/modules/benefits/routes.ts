@@ -1,6 +1,6 @@
 /** /v1/benefits: create, list, read, update, delete, and a benefit's grants. */
 import { z } from 'zod/v4';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { containsPattern, inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
@@ -73,7 +73,7 @@ export const routes = [
       if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.type) where.type = { $in: query.type };
-      if (query.query) where.description = { $ilike: `%${query.query.replace(/[\\%_]/g, '\\$&')}%` };
+      if (query.query) where.description = { $ilike: containsPattern(query.query) };
       const [items, total] = await em.findAndCount(Benefit, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),

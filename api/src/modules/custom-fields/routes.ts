@@ -1,7 +1,7 @@
 /** /v1/custom-fields: create, list, read, update, delete. */
 import { z } from 'zod/v4';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { containsPattern, inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
@@ -60,7 +60,7 @@ export const routes = [
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.type) where.type = { $in: query.type };
       if (query.query) {
-        const like = `%${query.query.replace(/[\\%_]/g, '\\$&')}%`;
+        const like = containsPattern(query.query);
         where.$or = [{ name: { $ilike: like } }, { slug: { $ilike: like } }];
       }
       const [items, total] = await em.findAndCount(CustomField, where, {

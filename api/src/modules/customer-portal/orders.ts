@@ -16,7 +16,7 @@ import {
   orderInvoiceSchema,
   orderOrderBy,
   orderSchema,
-  productTypeFilter,
+  orderProductFilter,
   serializeOrder,
 } from '../orders/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
@@ -79,10 +79,8 @@ export const routes: RouteSpec[] = [
       const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
       if (query.organization_id) where.organization = { $in: query.organization_id };
       if (query.subscription_id) where.subscription = { $in: query.subscription_id };
-      const product = productTypeFilter(query.product_billing_type, query.product_price_type);
-      if (query.product_id) product.id = { $in: query.product_id };
-      if (query.query) product.name = { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
-      if (Object.keys(product).length) where.product = product;
+      const product = orderProductFilter(query);
+      if (product) where.product = product;
       const [items, total] = await em.findAndCount(Order, where, {
         orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),

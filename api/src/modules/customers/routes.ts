@@ -9,7 +9,7 @@ import { RequestValidationError, type ValidationIssue } from '../../kit/errors.t
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import type { EntityManager } from '../../kit/db.ts';
+import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { revokeCustomerGrants } from '../benefits/lifecycle.ts';
@@ -40,7 +40,6 @@ const listSchema = z.object({
   pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
 });
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /**
  * `metadata[key]=value` filters (deepObject, as the SDK sends them); repeated values of one key are
@@ -179,7 +178,7 @@ export const routes: RouteSpec[] = [
       const and: Record<string, unknown>[] = [{ organization: { $in: orgIds }, deletedAt: null }, ...metadataFilters(req)];
       if (query.email) and.push({ email: query.email.trim().toLowerCase() });
       if (query.query) {
-        const like = `%${escapeLike(query.query)}%`;
+        const like = containsPattern(query.query);
         and.push({ $or: [{ email: { $ilike: like } }, { name: { $ilike: like } }, { externalId: { $ilike: like } }] });
       }
       const [items, total] = await em.findAndCount(Customer, { $and: and }, {

@@ -1,4 +1,5 @@
 /** /v1/discounts: create, list, read, update and (soft) delete. */
+import { containsPattern } from '../../kit/db.ts';
 import { z } from 'zod/v4';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
@@ -17,7 +18,6 @@ const listSchema = z.object({
   pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
 });
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 export const routes: RouteSpec[] = [
   route({
@@ -54,7 +54,7 @@ export const routes: RouteSpec[] = [
       if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.query) {
-        const like = `%${escapeLike(query.query)}%`;
+        const like = containsPattern(query.query);
         where.$or = [{ name: { $ilike: like } }, { code: { $ilike: like } }];
       }
       const [items, total] = await em.findAndCount(Discount, where, {

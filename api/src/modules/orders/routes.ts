@@ -11,7 +11,7 @@ import { queryList } from '../../kit/validation.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
-import { ORDER_POPULATE, orderInvoiceSchema, orderOrderBy, orderSchema, productTypeFilter, serializeOrder } from './schemas.ts';
+import { ORDER_POPULATE, orderInvoiceSchema, orderOrderBy, orderSchema, orderProductFilter, serializeOrder } from './schemas.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['orders:read'] };
 
@@ -46,9 +46,8 @@ export const routes: RouteSpec[] = [
       if (query.discount_id) where.discount = { $in: query.discount_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };
       if (query.checkout_id) where.checkout = { $in: query.checkout_id };
-      const product = productTypeFilter(query.product_billing_type, query.product_price_type);
-      if (query.product_id) product.id = { $in: query.product_id };
-      if (Object.keys(product).length) where.product = product;
+      const product = orderProductFilter(query);
+      if (product) where.product = product;
       const [items, total] = await em.findAndCount(Order, where, {
         orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),

@@ -4,6 +4,7 @@
  * discount_amount, net_amount, total_amount, paid, custom_field_data and items.
  */
 import { z } from 'zod/v4';
+import { containsPattern } from '../../kit/db.ts';
 import { addressOutSchema, customerSchema, serializeCustomer } from '../customers/schemas.ts';
 import { priceSchema, productSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
@@ -153,6 +154,22 @@ export function orderOrderBy(sorting: string[]): Record<string, unknown>[] {
  * Product conditions for `product_billing_type` and `product_price_type` (`one_time` | `recurring`):
  * both follow the product's recurring interval; given together, an order must match both.
  */
+/**
+ * The order lists' product conditions (seller and portal): billing / price type, product ids and the
+ * portal's product-name search; undefined when there is none.
+ */
+export function orderProductFilter(f: {
+  product_billing_type?: readonly string[];
+  product_price_type?: readonly string[];
+  product_id?: readonly string[];
+  query?: string | null;
+}): Record<string, unknown> | undefined {
+  const product = productTypeFilter(f.product_billing_type, f.product_price_type);
+  if (f.product_id) product.id = { $in: f.product_id };
+  if (f.query) product.name = { $ilike: containsPattern(f.query) };
+  return Object.keys(product).length ? product : undefined;
+}
+
 export function productTypeFilter(...lists: (readonly string[] | undefined)[]): Record<string, unknown> {
   let allowed = new Set(['one_time', 'recurring']);
   for (const list of lists) if (list) allowed = new Set(list.filter((v) => allowed.has(v)));

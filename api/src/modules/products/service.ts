@@ -4,7 +4,7 @@
  * all problems of one request are collected and reported together as a 422, before anything is
  * written.
  */
-import type { EntityManager } from '../../kit/db.ts';
+import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import { RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Meter } from '../meters/entities.ts';
@@ -320,7 +320,7 @@ export async function listProductIds(
   if (f.ids) inList('p.id', f.ids);
   if (f.query) {
     where.push(`p.name ilike ?`);
-    params.push(`%${f.query.replace(/[\\%_]/g, '\\$&')}%`);
+    params.push(containsPattern(f.query));
   }
   if (f.isArchived !== undefined) where.push(`p.is_archived = ${f.isArchived ? 'true' : 'false'}`);
   if (f.isRecurring !== undefined) where.push(`p.recurring_interval is ${f.isRecurring ? 'not null' : 'null'}`);
