@@ -12,7 +12,7 @@
  * taken after that answer. (Before, every buyer polled those two API reads every 50 ms: at 10 buyers
  * the polling cost the API and the bench more CPU than the purchases themselves.)
  *
- *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep]
+ *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep] [--profile DIR]
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
  * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
@@ -23,8 +23,9 @@
  * WAL mode): 1 buyer p50 206 ms, 4.4/s; 10 buyers p50 0.9–1.4 s, 6–10/s; 50 buyers p50 5.2 s, 8.1/s
  * (before: 965 ms 0.8/s, 6.9 s 1.2/s, 32 s 1.2/s). CPU-bound: see README "Throughput".
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,8 @@ function arg(name: string): string | undefined {
 const LEVELS = (arg('levels') ?? '1,10,50').split(',').map(Number);
 const PER_BUYER = Number(arg('purchases-per-buyer') ?? 4);
 const KEEP = process.argv.includes('--keep');
+/** --profile DIR: the API and the worker write V8 CPU profiles (.cpuprofile) into DIR when they stop. */
+const PROFILE_DIR = arg('profile');
 const WATCH_MS = 20;
 const FULFIL_TIMEOUT_MS = 60_000;
 
@@ -56,7 +59,8 @@ async function freePort(): Promise<number> {
 }
 
 function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR), '--cpu-prof-name', `${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -219,6 +223,54 @@ async function purchase(
   }
 }
 
+/** CPU milliseconds (user + system) a process has used so far (0 once it is gone). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+function pids(pattern: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+/** Where the CPU of a run goes: the API, the worker, the Temporal server, PostgreSQL (every backend), the mail catcher and this process. */
+function cpuSampler(apiPid: number, workerPid: number) {
+  const groups: Record<string, () => number[]> = {
+    api: () => [apiPid],
+    worker: () => [workerPid],
+    temporal: () => pids('temporal server start-dev'),
+    postgres: () => pids('postgres'),
+    maildev: () => pids('maildev'),
+  };
+  const take = () => {
+    const out: Record<string, Map<number, number>> = {};
+    for (const [name, list] of Object.entries(groups)) out[name] = new Map(list().map((p) => [p, cpuMs(p)]));
+    return { out, self: process.cpuUsage() };
+  };
+  return {
+    start: take,
+    /** CPU ms per purchase for each group since `from` (processes present at both ends). */
+    perPurchase(from: ReturnType<typeof take>, purchases: number): string {
+      const to = take();
+      const parts: string[] = [];
+      for (const [name, before] of Object.entries(from.out)) {
+        let ms = 0;
+        for (const [pid, after] of to.out[name]!) ms += after - (before.get(pid) ?? after);
+        parts.push(`${name} ${(ms / purchases).toFixed(0)}`);
+      }
+      const self = process.cpuUsage(from.self);
+      parts.push(`bench ${((self.user + self.system) / 1000 / purchases).toFixed(0)}`);
+      return parts.join(', ');
+    },
+  };
+}
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
@@ -241,6 +293,8 @@ try {
   const seller = await setUp(url);
   watcher = fulfilmentWatcher(databaseUrl, seller.benefitId);
   await purchase(url, seller, watcher, []); // warm-up (first workflow, JIT, pools)
+  const cpu = cpuSampler(apiProc.pid!, workerProc.pid!);
+  const cpuLines: string[] = [];
 
   console.log(`checkout bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before`);
   console.log('buyers  purchases  p50 ms  p99 ms  purchases/s  load(1m)  unfulfilled  confirm p50/p99 ms');
@@ -251,6 +305,7 @@ try {
     let unfulfilled = 0;
     const confirmMs: number[] = [];
     const started = performance.now();
+    const cpu0 = cpu.start();
     await Promise.all(
       Array.from({ length: level }, async () => {
         while (next < total) {
@@ -262,12 +317,15 @@ try {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    cpuLines.push(`${String(level).padStart(6)}  ${cpu.perPurchase(cpu0, total)}`);
     const sorted = latencies.sort((a, b) => a - b);
     if (!sorted.length) sorted.push(Number.NaN);
     console.log(
       `${String(level).padStart(6)}  ${String(total).padStart(9)}  ${pct(sorted, 50).toFixed(0).padStart(6)}  ${pct(sorted, 99).toFixed(0).padStart(6)}  ${(latencies.length / seconds).toFixed(1).padStart(11)}  ${os.loadavg()[0]!.toFixed(2).padStart(8)}  ${String(unfulfilled).padStart(11)}  ${pct(confirmMs.sort((a, b) => a - b), 50).toFixed(0)}/${pct(confirmMs, 99).toFixed(0)}`,
     );
   }
+  console.log('CPU ms per purchase, by process:');
+  for (const line of cpuLines) console.log(line);
   console.log(
     `purchases/s counts whole purchases (checkout create + confirm + fulfilment) completed per wall-clock second; unfulfilled: not fulfilled within ${FULFIL_TIMEOUT_MS / 1000} s.`,
   );

@@ -3,22 +3,41 @@
  * enforced by unique constraints) and runs on its own EntityManager fork; see orders/fulfilment.ts.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
+import { createIntegrations, type Integrations } from '@emporia/api/src/modules/benefits/integrations.ts';
 import { processorFor } from '@emporia/api/src/modules/checkouts/confirm.ts';
 import {
   compensateCheckout,
   createOrderForCheckout,
+  fulfilCheckout,
   grantBenefitsForCheckout,
   markCheckoutSucceeded,
   receiptFor,
+  requestExternalGrants,
   savePaymentMethodForCheckout,
+  type FulfilResult,
   type OrderStepResult,
 } from '@emporia/api/src/modules/orders/fulfilment.ts';
-import { withFaultPoints } from '../fault-injection.ts';
+import { faultPoint, withFaultPoints } from '../fault-injection.ts';
 
-export function createCheckoutConfirmActivities(deps: Deps) {
+export function createCheckoutConfirmActivities(deps: Deps, integrations: Integrations = createIntegrations(deps.cfg)) {
   const { orm, cfg } = deps;
   const processor = () => processorFor(cfg, orm);
   return {
+    /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */
+    async fulfilStep(checkoutId: string): Promise<FulfilResult | null> {
+      return withFaultPoints('fulfilStep', checkoutId, () =>
+        fulfilCheckout(orm.em.fork(), integrations, checkoutId, {
+          processor: processor().name,
+          publicUrl: cfg.PUBLIC_URL,
+          beforeCommit: () => faultPoint('fulfilStep:before-commit', checkoutId),
+        }),
+      );
+    },
+    /** Queues the grants of third-party benefits in their benefit-grant workflows. */
+    async requestGrantsStep(scope: FulfilResult): Promise<void> {
+      await withFaultPoints('requestGrantsStep', scope.orderId, () => requestExternalGrants(deps, scope));
+    },
+    // The separate steps of runs recorded before the one-transaction fulfilment (replay only).
     async savePaymentMethodStep(checkoutId: string): Promise<string | null> {
       return withFaultPoints('savePaymentMethodStep', checkoutId, () => savePaymentMethodForCheckout(orm.em.fork(), checkoutId, processor().name));
     },

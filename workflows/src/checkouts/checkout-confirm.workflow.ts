@@ -1,8 +1,10 @@
 /**
- * checkout-confirm:<checkout_id> — fulfils a confirmed (already charged) checkout: saves the payment
- * method, creates the order (and the subscription for a recurring product), grants the product's
- * benefits, marks the checkout succeeded, then mails the receipt. Each step is an idempotent
- * activity, so retries and replays never duplicate anything.
+ * checkout-confirm:<checkout_id> — fulfils a confirmed (already charged) checkout: one transaction
+ * saves the payment method, creates the order (and the subscription for a recurring product), grants
+ * the benefits that need no third party and marks the checkout succeeded (orders/fulfilment.ts
+ * `fulfilCheckout`); GitHub and Discord benefits are then requested from their benefit-grant
+ * workflows before the checkout is marked succeeded; then the subscription's lifecycle starts and the
+ * receipt is mailed. Each step is an idempotent activity, so retries and replays never duplicate anything.
  *
  * A saga: once a step has failed for good (its retries exhausted), the compensations registered so
  * far run in reverse order (refund the charge, release the discount redemption, checkout back to
@@ -14,11 +16,16 @@
  * each a no-op once done. (Nothing signals this workflow, so the task running the steps is not
  * rejected for new events, which would re-run them too; at most a child subscription that ended at
  * once can do that to the later receipt task, whose mail is deduplicated. The benefit-grant workflow,
- * which is signalled, keeps activity tasks for that reason.) Runs recorded before this replay as they ran.
+ * which is signalled, keeps activity tasks for that reason.)
+ *
+ * Runs recorded before these changes replay as they ran: before 'checkout-confirm-local-steps' the
+ * steps were activity tasks; before 'checkout-fulfil-one-transaction' each step was its own
+ * transaction and every benefit went through its benefit-grant workflow.
  */
 import { log, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { CheckoutConfirmActivities } from '../../../workers/src/activities/checkout-confirm.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+import type { Receipt } from '../../../api/src/modules/orders/fulfilment.ts';
 import { startSubscriptionLifecycle } from '../subscriptions/start.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
@@ -46,6 +53,29 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
   const notifications = local ? localNotifications : remoteNotifications;
   const compensations: (() => Promise<unknown>)[] = [];
   let result: CheckoutConfirmResult;
+  if (local && patched('checkout-fulfil-one-transaction')) {
+    let receipt;
+    try {
+      // The charge happened at confirmation: from here on, a permanent failure must give the money back.
+      compensations.push(() => localSteps.compensateCheckout(checkoutId));
+      const done = await localSteps.fulfilStep(checkoutId);
+      if (!done) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
+      if (!done.succeeded) {
+        if (done.externalBenefitIds.length) await localSteps.requestGrantsStep(done);
+        await localSteps.markSucceededStep(checkoutId);
+      }
+      receipt = done.receipt;
+      result = { status: 'succeeded', orderId: done.orderId, subscriptionId: done.subscriptionId, grantsPending: done.externalBenefitIds.length };
+    } catch (err) {
+      log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
+      for (const undo of compensations.reverse()) await undo();
+      throw err;
+    }
+    if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId);
+    if (receipt) await sendReceipt(notifications, receipt);
+    return result;
+  }
+
   try {
     // The charge happened at confirmation: from here on, a permanent failure must give the money back.
     compensations.push(() => steps.compensateCheckout(checkoutId));
@@ -64,12 +94,15 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
   if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId);
 
   const receipt = await steps.receiptStep(checkoutId);
-  if (receipt) {
-    try {
-      await notifications.sendNotification({ dedupeKey: `${workflowInfo().workflowId}:receipt`, kind: 'order.receipt', ...receipt });
-    } catch (err) {
-      log.warn('receipt not sent', { checkoutId, error: String(err) });
-    }
-  }
+  if (receipt) await sendReceipt(notifications, receipt);
   return result;
+}
+
+/** Mails the receipt once (deduplicated by the workflow id); a mail that cannot be sent is logged, not fatal. */
+async function sendReceipt(notifications: typeof localNotifications, receipt: Receipt): Promise<void> {
+  try {
+    await notifications.sendNotification({ dedupeKey: `${workflowInfo().workflowId}:receipt`, kind: 'order.receipt', ...receipt });
+  } catch (err) {
+    log.warn('receipt not sent', { checkoutId: workflowInfo().workflowId, error: String(err) });
+  }
 }

@@ -45,7 +45,7 @@ export interface BenefitActionResult {
 }
 
 /** Types whose side effect is per account rather than per grant (two grants share one access). */
-const SHARED_ACCESS_TYPES = new Set(['github_repository', 'discord']);
+export const SHARED_ACCESS_TYPES = new Set(['github_repository', 'discord']);
 
 function emitGrantEvent(tx: EntityManager, type: WebhookEventType, g: BenefitGrant, previous: Record<string, unknown> | null) {
   emitEvent(tx, g.benefit.organization.id, type, {
@@ -66,81 +66,94 @@ export async function applyBenefitAction(
   integrations: Integrations,
   input: BenefitActionInput,
 ): Promise<BenefitActionResult> {
+  return em.fork().transactional((tx) => applyBenefitActionIn(tx, integrations, input));
+}
+
+/**
+ * `applyBenefitAction` inside the caller's transaction `tx`. With `stateChanged: false` a grant does
+ * not write customer.state_changed: the caller writes it once, after its other changes (checkout
+ * fulfilment, orders/fulfilment.ts). Only for types without third-party calls: a transaction should
+ * not wait on GitHub.
+ */
+export async function applyBenefitActionIn(
+  tx: EntityManager,
+  integrations: Integrations,
+  input: BenefitActionInput,
+  opts: { stateChanged?: boolean } = {},
+): Promise<BenefitActionResult> {
   const where = {
     customer: input.customerId,
     benefit: input.benefitId,
     subscriptionId: input.subscriptionId,
     orderId: input.subscriptionId ? null : input.orderId,
   };
-  return em.fork().transactional(async (tx) => {
-    if (input.guard && !(await guardHolds(tx, input.guard, input.benefitId, input))) {
-      return { status: 'skipped', grantId: null, detail: input.guard.has ? 'no longer granted by the product' : 'still on the product' };
+  if (input.guard && !(await guardHolds(tx, input.guard, input.benefitId, input))) {
+    return { status: 'skipped', grantId: null, detail: input.guard.has ? 'no longer granted by the product' : 'still on the product' };
+  }
+  let g = await tx.findOne(BenefitGrant, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (input.action === 'revoke') {
+    if (!g) return { status: 'skipped', grantId: null, detail: 'no grant in this scope' };
+    return revoke(tx, integrations, g);
+  }
+  if (input.action === 'update') {
+    if (!g?.grantedAt) return { status: 'skipped', grantId: g?.id ?? null, detail: 'not granted' };
+    return refresh(tx, integrations, g);
+  }
+  const isNew = !g;
+  g ??= tx.create(BenefitGrant, { ...where, grantedAt: null, revokedAt: null, properties: {} });
+  await tx.populate(g, ['customer', 'benefit']);
+  if (g.grantedAt) return cycle(tx, integrations, g, input);
+  if (g.benefit.deletedAt || g.customer.deletedAt) {
+    if (isNew) tx.remove(g);
+    return { status: 'skipped', grantId: null, detail: 'benefit or customer deleted' };
+  }
+  const previous = { ...g.properties };
+  if (SHARED_ACCESS_TYPES.has(g.benefit.type) && !g.properties.account_id) {
+    // The customer chose an account on another grant of the same kind: use it here too.
+    const others = await tx.find(
+      BenefitGrant,
+      { customer: input.customerId, benefit: { type: g.benefit.type } },
+      { orderBy: { modifiedAt: 'desc' } },
+    );
+    const other = others.find((o) => o !== g && o.properties.account_id);
+    if (other?.properties.account_id) {
+      g.properties = {
+        ...g.properties,
+        account_id: other.properties.account_id,
+        account_username: other.properties.account_username ?? null,
+      };
     }
-    let g = await tx.findOne(BenefitGrant, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (input.action === 'revoke') {
-      if (!g) return { status: 'skipped', grantId: null, detail: 'no grant in this scope' };
-      return revoke(tx, integrations, g);
+  }
+  let status: BenefitActionResult['status'];
+  let detail: string | undefined;
+  try {
+    const props = await strategyFor(g.benefit.type).grant(
+      { em: tx, integrations },
+      { benefit: g.benefit, customer: g.customer, grantProperties: g.properties },
+    );
+    g.properties = input.subscriptionId && input.orderId ? { ...props, cycle_order_id: input.orderId } : props;
+    g.grantedAt = new Date();
+    g.revokedAt = null;
+    status = 'granted';
+  } catch (err) {
+    if (err instanceof GrantPending) {
+      g.properties = { ...g.properties, ...err.properties };
+      status = 'pending';
+      detail = err.message;
+    } else if (err instanceof IntegrationError && !err.retryable) {
+      g.properties = { ...g.properties, error: err.message };
+      status = 'failed';
+      detail = err.message;
+    } else {
+      throw err;
     }
-    if (input.action === 'update') {
-      if (!g?.grantedAt) return { status: 'skipped', grantId: g?.id ?? null, detail: 'not granted' };
-      return refresh(tx, integrations, g);
-    }
-    const isNew = !g;
-    g ??= tx.create(BenefitGrant, { ...where, grantedAt: null, revokedAt: null, properties: {} });
-    await tx.populate(g, ['customer', 'benefit']);
-    if (g.grantedAt) return cycle(tx, integrations, g, input);
-    if (g.benefit.deletedAt || g.customer.deletedAt) {
-      if (isNew) tx.remove(g);
-      return { status: 'skipped', grantId: null, detail: 'benefit or customer deleted' };
-    }
-    const previous = { ...g.properties };
-    if (SHARED_ACCESS_TYPES.has(g.benefit.type) && !g.properties.account_id) {
-      // The customer chose an account on another grant of the same kind: use it here too.
-      const others = await tx.find(
-        BenefitGrant,
-        { customer: input.customerId, benefit: { type: g.benefit.type } },
-        { orderBy: { modifiedAt: 'desc' } },
-      );
-      const other = others.find((o) => o !== g && o.properties.account_id);
-      if (other?.properties.account_id) {
-        g.properties = {
-          ...g.properties,
-          account_id: other.properties.account_id,
-          account_username: other.properties.account_username ?? null,
-        };
-      }
-    }
-    let status: BenefitActionResult['status'];
-    let detail: string | undefined;
-    try {
-      const props = await strategyFor(g.benefit.type).grant(
-        { em: tx, integrations },
-        { benefit: g.benefit, customer: g.customer, grantProperties: g.properties },
-      );
-      g.properties = input.subscriptionId && input.orderId ? { ...props, cycle_order_id: input.orderId } : props;
-      g.grantedAt = new Date();
-      g.revokedAt = null;
-      status = 'granted';
-    } catch (err) {
-      if (err instanceof GrantPending) {
-        g.properties = { ...g.properties, ...err.properties };
-        status = 'pending';
-        detail = err.message;
-      } else if (err instanceof IntegrationError && !err.retryable) {
-        g.properties = { ...g.properties, error: err.message };
-        status = 'failed';
-        detail = err.message;
-      } else {
-        throw err;
-      }
-    }
-    await tx.flush();
-    if (isNew) emitGrantEvent(tx, 'benefit_grant.created', g, null);
-    else if (status === 'granted' || previous.error !== g.properties.error) emitGrantEvent(tx, 'benefit_grant.updated', g, previous);
-    if (status === 'granted') await emitStateChanged(tx, g);
-    await tx.flush();
-    return { status, grantId: g.id, ...(detail ? { detail } : {}) };
-  });
+  }
+  await tx.flush();
+  if (isNew) emitGrantEvent(tx, 'benefit_grant.created', g, null);
+  else if (status === 'granted' || previous.error !== g.properties.error) emitGrantEvent(tx, 'benefit_grant.updated', g, previous);
+  if (status === 'granted' && opts.stateChanged !== false) await emitStateChanged(tx, g);
+  await tx.flush();
+  return { status, grantId: g.id, ...(detail ? { detail } : {}) };
 }
 
 async function revoke(tx: EntityManager, integrations: Integrations, g: BenefitGrant): Promise<BenefitActionResult> {

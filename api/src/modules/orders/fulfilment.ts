@@ -1,14 +1,22 @@
 /**
- * The steps of the `checkout-confirm:<checkout_id>` workflow, each idempotent and committing its own
- * transaction: save the payment method, create the order (and the subscription), grant the
- * product's benefits, mark the checkout succeeded; and the compensation when a step fails for good.
- * Idempotency rests on unique constraints: one order and one subscription per checkout, one
- * payment method per processor id, one grant per (customer, benefit, order | subscription).
+ * The fulfilment of a confirmed checkout, run by the `checkout-confirm:<checkout_id>` workflow:
+ * `fulfilCheckout` saves the payment method, creates the order (and the subscription), grants the
+ * benefits that need no third party and marks the checkout succeeded, all in one transaction;
+ * `requestExternalGrants` and `markCheckoutSucceeded` finish a checkout with GitHub / Discord
+ * benefits; `compensateCheckout` undoes the charge when the workflow fails for good. Idempotency rests
+ * on unique constraints: one order and one subscription per checkout, one payment method per
+ * processor id, one grant per (customer, benefit, order | subscription).
+ *
+ * `savePaymentMethodForCheckout`, `createOrderForCheckout` and `grantBenefitsForCheckout` are the
+ * separate steps (one transaction each, every benefit through its workflow) of runs recorded before
+ * the one-transaction fulfilment; they stay for those runs' replay.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Deps } from '../../deps.ts';
-import { requestBenefitAction } from '../benefits/lifecycle.ts';
+import { applyBenefitActionIn, SHARED_ACCESS_TYPES } from '../benefits/grant-actions.ts';
+import type { Integrations } from '../benefits/integrations.ts';
+import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
@@ -55,80 +63,187 @@ export async function createOrderForCheckout(
     const existing = await tx.findOne(Order, { checkout: c.id });
     if (existing) return { orderId: existing.id, subscriptionId: existing.subscription?.id ?? null };
     if (c.status !== 'confirmed' || !c.customer) return null;
-    await tx.populate(c, ['product', 'productPrice', 'discount', 'customer', 'organization']);
-    const now = new Date();
-    const interval = c.product.recurringInterval;
-    const currency = c.currency ?? c.productPrice.priceCurrency;
-    const discount = c.discount && c.isDiscountApplicable ? c.discount : null;
-
-    let sub: Subscription | null = null;
-    if (interval) {
-      const pm = c.processorPaymentMethod
-        ? await tx.findOne(PaymentMethod, { processor, processorId: c.processorPaymentMethod.id })
-        : null;
-      sub = tx.create(Subscription, {
-        organization: c.organization,
-        customer: c.customer,
-        product: c.product,
-        price: c.productPrice,
-        discount,
-        checkout: c,
-        amount: c.netAmount ?? 0,
-        currency,
-        recurringInterval: interval,
-        status: 'active',
-        currentPeriodStart: now,
-        currentPeriodEnd: periodEnd(now, interval),
-        cancelAtPeriodEnd: false,
-        canceledAt: null,
-        startedAt: now,
-        endsAt: null,
-        endedAt: null,
-        customerCancellationReason: null,
-        customerCancellationComment: null,
-        paymentMethod: pm,
-        metadata: { ...c.metadata },
-      });
-    }
-    const total = c.totalAmount ?? 0;
-    const order = tx.create(Order, {
-      organization: c.organization,
-      customer: c.customer,
-      product: c.product,
-      productPrice: c.productPrice,
-      discount,
-      subscription: sub,
-      checkout: c,
-      status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
-      billingReason: interval ? 'subscription_create' : 'purchase',
-      subtotalAmount: c.amount ?? 0,
-      discountAmount: c.discountAmount ?? 0,
-      netAmount: c.netAmount ?? 0,
-      taxAmount: c.taxAmount ?? 0,
-      totalAmount: total,
-      refundedAmount: 0,
-      refundedTaxAmount: 0,
-      currency,
-      billingAddress: c.customerBillingAddress ?? null,
-      customFieldData: { ...c.customFieldData },
-      metadata: { ...c.metadata },
-      processorChargeId: c.processorChargeId ?? null,
-    });
-    await tx.flush();
-    const orgId = c.organization.id;
-    if (sub) {
-      await tx.populate(sub, SUBSCRIPTION_POPULATE);
-      const data = serializeSubscription(sub);
-      emitEvent(tx, orgId, 'subscription.created', data);
-      emitEvent(tx, orgId, 'subscription.active', data);
-    }
-    await tx.populate(order, ORDER_POPULATE);
-    const data = serializeOrder(order);
-    emitEvent(tx, orgId, 'order.created', data);
-    if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
-    await tx.flush();
-    return { orderId: order.id, subscriptionId: sub?.id ?? null };
+    const pm = c.processorPaymentMethod ? await tx.findOne(PaymentMethod, { processor, processorId: c.processorPaymentMethod.id }) : null;
+    const order = await createOrderIn(tx, c, pm);
+    return { orderId: order.id, subscriptionId: order.subscription?.id ?? null };
   });
+}
+
+/**
+ * The order of a confirmed checkout (locked by the caller, no order yet), and its subscription for a
+ * recurring product, with their events, in `tx`.
+ */
+async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod | null): Promise<Order> {
+  await tx.populate(c, ['product', 'productPrice', 'discount', 'customer', 'organization']);
+  const now = new Date();
+  const interval = c.product.recurringInterval;
+  const currency = c.currency ?? c.productPrice.priceCurrency;
+  const discount = c.discount && c.isDiscountApplicable ? c.discount : null;
+
+  let sub: Subscription | null = null;
+  if (interval) {
+    sub = tx.create(Subscription, {
+      organization: c.organization,
+      customer: c.customer!,
+      product: c.product,
+      price: c.productPrice,
+      discount,
+      checkout: c,
+      amount: c.netAmount ?? 0,
+      currency,
+      recurringInterval: interval,
+      status: 'active',
+      currentPeriodStart: now,
+      currentPeriodEnd: periodEnd(now, interval),
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      startedAt: now,
+      endsAt: null,
+      endedAt: null,
+      customerCancellationReason: null,
+      customerCancellationComment: null,
+      paymentMethod: pm,
+      metadata: { ...c.metadata },
+    });
+  }
+  const total = c.totalAmount ?? 0;
+  const order = tx.create(Order, {
+    organization: c.organization,
+    customer: c.customer!,
+    product: c.product,
+    productPrice: c.productPrice,
+    discount,
+    subscription: sub,
+    checkout: c,
+    status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
+    billingReason: interval ? 'subscription_create' : 'purchase',
+    subtotalAmount: c.amount ?? 0,
+    discountAmount: c.discountAmount ?? 0,
+    netAmount: c.netAmount ?? 0,
+    taxAmount: c.taxAmount ?? 0,
+    totalAmount: total,
+    refundedAmount: 0,
+    refundedTaxAmount: 0,
+    currency,
+    billingAddress: c.customerBillingAddress ?? null,
+    customFieldData: { ...c.customFieldData },
+    metadata: { ...c.metadata },
+    processorChargeId: c.processorChargeId ?? null,
+  });
+  await tx.flush();
+  const orgId = c.organization.id;
+  if (sub) {
+    await tx.populate(sub, SUBSCRIPTION_POPULATE);
+    const data = serializeSubscription(sub);
+    emitEvent(tx, orgId, 'subscription.created', data);
+    emitEvent(tx, orgId, 'subscription.active', data);
+  }
+  await tx.populate(order, ORDER_POPULATE);
+  const data = serializeOrder(order);
+  emitEvent(tx, orgId, 'order.created', data);
+  if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
+  await tx.flush();
+  return order;
+}
+
+/** What `fulfilCheckout` did, or an earlier attempt of it had done. */
+export interface FulfilResult extends OrderStepResult {
+  customerId: string;
+  productId: string;
+  /**
+   * Benefits granted through their benefit-grant workflows (third-party access: GitHub, Discord),
+   * still to request; the checkout succeeds after that (`succeeded` false). Empty once succeeded.
+   */
+  externalBenefitIds: string[];
+  /** The checkout is `succeeded`. */
+  succeeded: boolean;
+  receipt: Receipt | null;
+}
+
+/**
+ * The product's live benefits and their types, in order; the links are share-locked, so a change of
+ * the product's benefits (product-sync.ts) waits for this transaction and then sees its grants.
+ */
+async function benefitLinks(tx: EntityManager, productId: string): Promise<{ benefit_id: string; type: string }[]> {
+  return tx.execute(
+    `select pb.benefit_id, b.type from product_benefits pb join benefits b on b.id = pb.benefit_id
+      where pb.product_id = ? and b.deleted_at is null order by pb."order" for share of pb`,
+    [productId],
+  );
+}
+
+/**
+ * The fulfilment of a confirmed checkout in ONE transaction (issue #5): the saved payment method, the
+ * order (and subscription), the grant of every benefit that needs no third party (license keys,
+ * files, custom notes, meter credits: benefits/grant-actions.ts, the same code the benefit-grant
+ * workflows run), the checkout `succeeded`, and their events with one customer.state_changed. A crash
+ * or failure anywhere leaves nothing written; a retry after commit finds the order and answers what
+ * was done. Third-party benefits are left to the workflow (`externalBenefitIds`): their calls do not
+ * belong in a transaction, so the checkout stays `confirmed` until they are requested.
+ */
+export async function fulfilCheckout(
+  em: EntityManager,
+  integrations: Integrations,
+  checkoutId: string,
+  opts: { processor: string; publicUrl: string; beforeCommit?: () => void },
+): Promise<FulfilResult | null> {
+  return em.transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!c?.customer || (c.status !== 'confirmed' && c.status !== 'succeeded')) return null;
+    const links = await benefitLinks(tx, c.product.id);
+    const external = links.filter((l) => SHARED_ACCESS_TYPES.has(l.type)).map((l) => l.benefit_id);
+    const existing = await tx.findOne(Order, { checkout: c.id }, { populate: ['customer', 'product', 'organization'] });
+    if (existing) {
+      const succeeded = c.status === 'succeeded';
+      return {
+        orderId: existing.id,
+        subscriptionId: existing.subscription?.id ?? null,
+        customerId: c.customer.id,
+        productId: c.product.id,
+        externalBenefitIds: succeeded ? [] : external,
+        succeeded,
+        receipt: receiptOf(existing),
+      };
+    }
+    if (c.status !== 'confirmed') return null;
+    const pm = c.processorPaymentMethod
+      ? await savePaymentMethod(tx, { customerId: c.customer.id, processor: opts.processor, method: c.processorPaymentMethod })
+      : null;
+    const order = await createOrderIn(tx, c, pm);
+    const scope = { orderId: order.id, subscriptionId: order.subscription?.id ?? null, customerId: c.customer.id, productId: c.product.id };
+    for (const link of links) {
+      if (SHARED_ACCESS_TYPES.has(link.type)) continue;
+      await applyBenefitActionIn(
+        tx,
+        integrations,
+        { action: 'grant', benefitId: link.benefit_id, customerId: scope.customerId, subscriptionId: scope.subscriptionId, orderId: scope.orderId },
+        { stateChanged: false },
+      );
+    }
+    const succeeded = external.length === 0;
+    if (succeeded) {
+      c.status = 'succeeded';
+      await tx.flush();
+      await tx.populate(c, CHECKOUT_POPULATE);
+      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, opts.publicUrl));
+    }
+    await emitCustomerStateChanged(tx, c.organization.id, c.customer);
+    await tx.flush();
+    opts.beforeCommit?.();
+    return { ...scope, externalBenefitIds: external, succeeded, receipt: receiptOf(order) };
+  });
+}
+
+/** Requests the grant of third-party benefits from their benefit-grant workflows (after `fulfilCheckout`). */
+export async function requestExternalGrants(deps: Deps, scope: FulfilResult): Promise<void> {
+  for (const benefitId of scope.externalBenefitIds) {
+    await requestGrantAction(deps, benefitId, scope.customerId, {
+      action: 'grant',
+      subscriptionId: scope.subscriptionId,
+      orderId: scope.orderId,
+      guard: { productId: scope.productId, has: true },
+    });
+  }
 }
 
 /**
@@ -171,10 +286,22 @@ export async function markCheckoutSucceeded(em: EntityManager, checkoutId: strin
   });
 }
 
+/** The receipt mail of a fulfilled checkout. */
+export interface Receipt {
+  organizationId: string;
+  recipient: string;
+  subject: string;
+  text: string;
+}
+
 /** The receipt mail for a fulfilled checkout, or null when there is nothing to send. */
-export async function receiptFor(em: EntityManager, checkoutId: string) {
+export async function receiptFor(em: EntityManager, checkoutId: string): Promise<Receipt | null> {
   const order = await em.findOne(Order, { checkout: checkoutId }, { populate: ['customer', 'product', 'organization'] });
-  if (!order) return null;
+  return order ? receiptOf(order) : null;
+}
+
+/** The receipt of an order (its customer, product and organization loaded). */
+function receiptOf(order: Order): Receipt {
   const money = (n: number) => `${order.currency.toUpperCase()} ${(n / 100).toFixed(2)}`;
   const lines = [
     `Thank you for your purchase from ${order.organization.name}.`,
