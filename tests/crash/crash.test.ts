@@ -30,7 +30,10 @@ let benefitId: string;
 let oneTime: string;
 let monthly: string;
 /** The crash points, one checkout each (created up front, so every worker carries the whole fault list). */
-let crashes: { point: string; recurring: boolean; checkout: { id: string; client_secret: string } }[];
+let crashes: { point: string; recurring: boolean; github: boolean; checkout: { id: string; client_secret: string } }[];
+let githubBenefitId: string;
+/** A one-time product with the license key and a GitHub repository benefit. */
+let withGitHub: string;
 /** A checkout whose fulfilment fails for good, and its discount (max_redemptions 1). */
 let doomed: { id: string; client_secret: string };
 let discountId: string;
@@ -54,19 +57,32 @@ beforeAll(async () => {
   benefitId = benefit.body.id;
   oneTime = (await createProduct(srv.url, s.token, { name: 'Desktop app', prices: fixed(2500) })).id;
   monthly = (await createProduct(srv.url, s.token, { name: 'Pro', recurring_interval: 'month', prices: fixed(1900) })).id;
-  for (const id of [oneTime, monthly]) {
-    expect((await call(srv.url, s.token, 'POST', `/v1/products/${id}/benefits`, { benefits: [benefitId] })).status).toBe(200);
+  // A GitHub benefit is granted through its own workflow, after the fulfilment transaction (no
+  // GitHub account chosen yet, so its grant stays pending and GitHub is never called).
+  const github = await call(srv.url, s.token, 'POST', '/v1/benefits/', {
+    type: 'github_repository',
+    description: 'Source access',
+    properties: { repository_owner: 'acme', repository_name: 'engine', permission: 'pull' },
+  });
+  expect(github.status, JSON.stringify(github.body)).toBe(201);
+  githubBenefitId = github.body.id;
+  withGitHub = (await createProduct(srv.url, s.token, { name: 'Source licence', prices: fixed(9900) })).id;
+  for (const [id, benefits] of [[oneTime, [benefitId]], [monthly, [benefitId]], [withGitHub, [benefitId, githubBenefitId]]] as const) {
+    expect((await call(srv.url, s.token, 'POST', `/v1/products/${id}/benefits`, { benefits })).status).toBe(200);
   }
   // Inside the fulfilment transaction (nothing committed yet) and right after its commit, for a
-  // recurring and a one-time purchase each.
+  // recurring and a one-time purchase each; and, for a product with a GitHub benefit, after its grant
+  // was requested and after the checkout was marked succeeded.
   const points = [
-    { point: 'fulfilStep:before-commit', recurring: true },
-    { point: 'fulfilStep:after-commit', recurring: true },
-    { point: 'fulfilStep:before-commit', recurring: false },
-    { point: 'fulfilStep:after-commit', recurring: false },
+    { point: 'fulfilStep:before-commit', recurring: true, github: false },
+    { point: 'fulfilStep:after-commit', recurring: true, github: false },
+    { point: 'fulfilStep:before-commit', recurring: false, github: false },
+    { point: 'fulfilStep:after-commit', recurring: false, github: true },
+    { point: 'requestGrantsStep:after-commit', recurring: false, github: true },
+    { point: 'markSucceededStep:after-commit', recurring: false, github: true },
   ];
   crashes = [];
-  for (const p of points) crashes.push({ ...p, checkout: await newCheckout(srv, s, p.recurring ? monthly : oneTime) });
+  for (const p of points) crashes.push({ ...p, checkout: await newCheckout(srv, s, p.github ? withGitHub : p.recurring ? monthly : oneTime) });
   const discount = await call(srv.url, s.token, 'POST', '/v1/discounts/', {
     name: 'Launch',
     type: 'percentage',
@@ -122,8 +138,13 @@ describe('the worker killed during checkout fulfilment', () => {
       worker = await startWorker();
     }
 
-    for (const { point, recurring, checkout } of crashes) {
+    for (const { point, recurring, github, checkout } of crashes) {
       expect(await checkoutReaches(srv, checkout.id, ['succeeded', 'failed', 'open'])).toBe('succeeded');
+      if (github) {
+        // One GitHub grant, waiting for the buyer to pick their account.
+        const g = await settledOutcome(srv, checkout.id, githubBenefitId, (o) => o.grants > 0);
+        expect(g, point).toMatchObject({ grants: 1, grantsGranted: 0 });
+      }
       const o = await settledOutcome(srv, checkout.id, benefitId);
       expect(o, point).toMatchObject({
         checkoutStatus: 'succeeded',

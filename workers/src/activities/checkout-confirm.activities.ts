@@ -34,8 +34,8 @@ export function createCheckoutConfirmActivities(deps: Deps, integrations: Integr
       );
     },
     /** Queues the grants of third-party benefits in their benefit-grant workflows. */
-    async requestGrantsStep(scope: FulfilResult): Promise<void> {
-      await withFaultPoints('requestGrantsStep', scope.orderId, () => requestExternalGrants(deps, scope));
+    async requestGrantsStep(checkoutId: string, scope: FulfilResult): Promise<void> {
+      await withFaultPoints('requestGrantsStep', checkoutId, () => requestExternalGrants(deps, scope));
     },
     // The separate steps of runs recorded before the one-transaction fulfilment (replay only).
     async savePaymentMethodStep(checkoutId: string): Promise<string | null> {

@@ -61,7 +61,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
       const done = await localSteps.fulfilStep(checkoutId);
       if (!done) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
       if (!done.succeeded) {
-        if (done.externalBenefitIds.length) await localSteps.requestGrantsStep(done);
+        if (done.externalBenefitIds.length) await localSteps.requestGrantsStep(checkoutId, done);
         await localSteps.markSucceededStep(checkoutId);
       }
       receipt = done.receipt;

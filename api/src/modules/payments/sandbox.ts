@@ -69,14 +69,17 @@ function chargeOutcome(outcome: CardOutcome) {
  */
 export function createSandboxProcessor(orm: MikroORM | (() => Promise<MikroORM>)): PaymentProcessor {
   const fork = async () => (typeof orm === 'function' ? await orm() : orm).em.fork();
-  /** Runs `fn` in a transaction; a concurrent duplicate of the same idempotency key returns the stored row. */
+  /**
+   * Runs `fn` in a transaction; a repeat of an idempotency key already used returns the stored result
+   * instead (as Stripe does). Optimistic: a new key, the usual case, costs no read first; a repeat is
+   * recognised when its insert violates the key's unique constraint, or when `fn` refuses it (the
+   * charge is fully refunded, the single-use token spent, ...) and a stored result exists.
+   */
   async function idempotent<T>(fn: (em: EntityManager) => Promise<T>, replay: (em: EntityManager) => Promise<T | null>): Promise<T> {
-    const existing = await replay(await fork());
-    if (existing) return existing;
     try {
       return await (await fork()).transactional((em) => fn(em));
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
+      if (err instanceof UniqueConstraintViolationException || err instanceof ProcessorError) {
         const again = await replay(await fork());
         if (again) return again;
       }
