@@ -12,7 +12,7 @@
  * taken after that answer. (Before, every buyer polled those two API reads every 50 ms: at 10 buyers
  * the polling cost the API and the bench more CPU than the purchases themselves.)
  *
- *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep] [--profile DIR]
+ *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep] [--profile DIR] [--per-request N]
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
  * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
@@ -44,6 +44,8 @@ const PER_BUYER = Number(arg('purchases-per-buyer') ?? 4);
 const KEEP = process.argv.includes('--keep');
 /** --profile DIR: the API and the worker write V8 CPU profiles (.cpuprofile) into DIR when they stop. */
 const PROFILE_DIR = arg('profile');
+/** --per-request N: afterwards, N sequential requests of each kind a purchase makes, with the API's CPU per request. */
+const PER_REQUEST = Number(arg('per-request') ?? 0);
 const WATCH_MS = 20;
 const FULFIL_TIMEOUT_MS = 60_000;
 
@@ -271,6 +273,37 @@ function cpuSampler(apiPid: number, workerPid: number) {
   };
 }
 
+/** The API's CPU per request of each kind a purchase makes, N sequential requests each (one at a time, after a pause for the worker to settle). */
+async function perRequest(base: string, seller: { token: string; productId: string }, apiPid: number, n: number) {
+  const settle = () => new Promise((r) => setTimeout(r, 3000));
+  const measure = async (what: string, fn: (i: number) => Promise<unknown>) => {
+    await settle();
+    const c0 = cpuMs(apiPid);
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await fn(i);
+    console.log(`${what.padEnd(28)} ${((cpuMs(apiPid) - c0) / n).toFixed(1).padStart(6)} ms CPU  ${((performance.now() - t0) / n).toFixed(1).padStart(6)} ms wall`);
+  };
+  const checkouts: { id: string; client_secret: string }[] = [];
+  const customers: string[] = [];
+  console.log(`API CPU per request (${n} sequential requests each):`);
+  await measure('POST /v1/checkouts/', async () => {
+    checkouts.push(must(await api(base, seller.token, 'POST', '/v1/checkouts/', { product_id: seller.productId }), 201, 'checkout').body);
+  });
+  await measure('POST .../confirm', async (i) => {
+    const body = {
+      customer_email: `probe-${randomUUID().slice(0, 8)}@example.com`,
+      customer_name: 'Probe Buyer',
+      customer_billing_address: { country: 'US' },
+      confirmation_token_id: 'tok_visa',
+    };
+    customers.push(must(await api(base, null, 'POST', `/v1/checkouts/client/${checkouts[i]!.client_secret}/confirm`, body), 200, 'confirm').body.customer_id);
+  });
+  await measure('GET /v1/orders/?checkout_id=', (i) => api(base, seller.token, 'GET', `/v1/orders/?checkout_id=${checkouts[i]!.id}`));
+  await measure('GET /v1/customers/{id}/state', (i) => api(base, seller.token, 'GET', `/v1/customers/${customers[i]}/state`));
+  await measure('GET /v1/products/{id}', () => api(base, seller.token, 'GET', `/v1/products/${seller.productId}`));
+  await measure('GET /healthz', () => api(base, null, 'GET', '/healthz'));
+}
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
@@ -324,6 +357,7 @@ try {
       `${String(level).padStart(6)}  ${String(total).padStart(9)}  ${pct(sorted, 50).toFixed(0).padStart(6)}  ${pct(sorted, 99).toFixed(0).padStart(6)}  ${(latencies.length / seconds).toFixed(1).padStart(11)}  ${os.loadavg()[0]!.toFixed(2).padStart(8)}  ${String(unfulfilled).padStart(11)}  ${pct(confirmMs.sort((a, b) => a - b), 50).toFixed(0)}/${pct(confirmMs, 99).toFixed(0)}`,
     );
   }
+  if (PER_REQUEST > 0) await perRequest(url, seller, apiProc.pid!, PER_REQUEST);
   console.log('CPU ms per purchase, by process:');
   for (const line of cpuLines) console.log(line);
   console.log(

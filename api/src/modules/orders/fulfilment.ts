@@ -160,6 +160,9 @@ export interface FulfilResult extends OrderStepResult {
   receipt: Receipt | null;
 }
 
+/** The alias MikroORM gives the root table of a `Checkout` query (the default naming strategy's `c0`). */
+const CHECKOUT_ALIAS = 'c0';
+
 /**
  * The product's live benefits and their types, in order; the links are share-locked, so a change of
  * the product's benefits (product-sync.ts) waits for this transaction and then sees its grants.
@@ -188,7 +191,16 @@ export async function fulfilCheckout(
   opts: { processor: string; publicUrl: string; beforeCommit?: () => void },
 ): Promise<FulfilResult | null> {
   return em.transactional(async (tx) => {
-    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    // The row and what the order copies from it in one statement, locking the checkout's row only.
+    const c = await tx.findOne(
+      Checkout,
+      { id: checkoutId },
+      {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+        lockTableAliases: [CHECKOUT_ALIAS],
+        populate: ['product', 'productPrice', 'discount', 'customer', 'organization'],
+      },
+    );
     if (!c?.customer || (c.status !== 'confirmed' && c.status !== 'succeeded')) return null;
     const links = await benefitLinks(tx, c.product.id);
     const external = links.filter((l) => SHARED_ACCESS_TYPES.has(l.type)).map((l) => l.benefit_id);
