@@ -6,10 +6,11 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../api/src/config.ts';
 import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
 import { createApp } from '../api/src/app.ts';
-import { outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
+import { checkoutExpirySweeperWorkflowId, outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
 import { cloneDatabase, dropDatabase } from '../infra/src/services.ts';
 import { createWorker } from '../workers/src/worker.ts';
 import { startOutboxListener, type OutboxListener } from '../workers/src/outbox-listener.ts';
+import { startCheckoutExpirySweeper } from '../workers/src/checkout-expiry-sweeper.ts';
 
 export interface TestServer {
   url: string;
@@ -62,6 +63,7 @@ export async function startTestServer(
     running = worker.run();
     // Wake-ups come from NOTIFY; the idle poll only bounds a lost one (kept short for tests on a busy machine).
     listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { idleSeconds: 5 });
+    await startCheckoutExpirySweeper(deps, cfg.TEMPORAL_TASK_QUEUE);
   }
   return {
     url,
@@ -69,6 +71,12 @@ export async function startTestServer(
     databaseUrl,
     async close() {
       await listener?.stop();
+      // The checkout-expiry sweeper of this task queue ends with the test file, also when a worker
+      // process of the test (not this server) started it on this server's task queue.
+      await deps.temporal.workflow
+        .getHandle(checkoutExpirySweeperWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
+        .terminate('test finished')
+        .catch(() => {});
       if (worker) {
         // The long-lived dispatcher of this task queue ends with the test file.
         await deps.temporal.workflow

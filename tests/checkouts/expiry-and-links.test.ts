@@ -1,17 +1,19 @@
 /**
- * Checkout expiry through the real worker (a short CHECKOUT_TTL_SECONDS), and checkout links'
- * public redirect that starts a fresh checkout.
+ * Checkout expiry through the real worker's checkout-expiry sweeper (a short CHECKOUT_TTL_SECONDS),
+ * and checkout links' public redirect that starts a fresh checkout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
-import { checkoutExpiryWorkflowId } from '../../workflows/src/ids.ts';
+import { WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
 import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
 import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { anonymousPolar, call, checkoutSeller, createProduct, post, publicUrl, type Seller } from './helpers.ts';
 
 const TTL_SECONDS = 3;
+/** How long after its expires_at a checkout may still be open in the database (generous: a busy machine). */
+const EXPIRY_SLACK_MS = 10_000;
 let srv: TestServer;
 let a: Seller;
 
@@ -28,14 +30,24 @@ async function storedStatus(id: string): Promise<string | undefined> {
   return c?.status;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+/** Polls `fn` until it answers something truthy, failing at `deadline` (epoch ms). */
+async function waitUntil<T>(what: string, fn: () => Promise<T | undefined | null | false>, deadline: number): Promise<T> {
+  for (;;) {
     const v = await fn();
     if (v) return v;
-    await new Promise((r) => setTimeout(r, 250));
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Waits until the stored checkout is `expired`, at the latest EXPIRY_SLACK_MS after its expires_at. */
+async function waitExpired(c: { id: string; expiresAt: Date }): Promise<void> {
+  await waitUntil(`checkout ${c.id} to be stored expired`, async () => (await storedStatus(c.id)) === 'expired', c.expiresAt.getTime() + EXPIRY_SLACK_MS);
+}
+
+async function checkoutUpdates(checkoutId: string) {
+  const events = await srv.deps.orm.em.fork().find(OutboxEvent, { organizationId: a.organization.id, type: 'checkout.updated' });
+  return events.filter((e) => e.data.id === checkoutId);
 }
 
 describe('checkout expiry through the worker', () => {
@@ -45,14 +57,10 @@ describe('checkout expiry through the worker', () => {
     expect(c.expiresAt.getTime() - c.createdAt.getTime()).toBe(TTL_SECONDS * 1000);
     expect(await storedStatus(c.id)).toBe('open');
 
-    // The workflow (not the read path) writes the status.
-    await waitFor('the stored status to become expired', async () => (await storedStatus(c.id)) === 'expired');
-    const handle = srv.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(c.id));
-    expect(await handle.result()).toEqual({ status: 'expired' });
+    // The sweeper (not the read path) writes the status, soon after expires_at.
+    await waitExpired(c);
 
-    const em = srv.deps.orm.em.fork();
-    const events = await em.find(OutboxEvent, { organizationId: a.organization.id, type: 'checkout.updated' });
-    const mine = events.filter((e) => e.data.id === c.id);
+    const mine = await checkoutUpdates(c.id);
     expect(mine).toHaveLength(1);
     expect(mine[0]!.data).toMatchObject({ status: 'expired', client_secret: c.clientSecret });
 
@@ -63,15 +71,45 @@ describe('checkout expiry through the worker', () => {
     await expect(a.polar.checkouts.update({ id: c.id, checkoutUpdate: { metadata: { late: true } } })).rejects.toBeInstanceOf(
       NotOpenCheckout,
     );
+    // Creating a checkout no longer records a workflow start of its own.
+    expect(await srv.deps.orm.em.fork().count(WorkflowStart, { workflowType: 'checkoutExpiryWorkflow' })).toBe(0);
   });
 
   it('leaves a checkout that is no longer open alone', async () => {
     const p = await createProduct(srv.url, a.token);
     const c = await a.polar.checkouts.create({ productId: p.id });
     await srv.deps.orm.em.fork().nativeUpdate(Checkout, { id: c.id }, { status: 'confirmed' });
-    const handle = srv.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(c.id));
-    expect(await handle.result()).toEqual({ status: 'confirmed' });
+    // A checkout created after it expires after it: once the sweeper expired that one, it has passed c's expires_at.
+    const later = await a.polar.checkouts.create({ productId: p.id });
+    expect(later.expiresAt.getTime()).toBeGreaterThanOrEqual(c.expiresAt.getTime());
+    await waitExpired(later);
     expect(await storedStatus(c.id)).toBe('confirmed');
+    expect(await checkoutUpdates(c.id)).toEqual([]);
+  });
+
+  it('expires every checkout of a stream created at different times, each once', async () => {
+    const p = await createProduct(srv.url, a.token);
+    const link = await a.polar.checkoutLinks.create({ productId: p.id });
+    const created: { id: string; expiresAt: Date }[] = [];
+    for (let i = 0; i < 8; i++) {
+      if (i % 2) {
+        // Through the link redirect as well as the API: every creation path is covered by the sweeper.
+        const res = await fetch(`${srv.url}/v1/checkout-links/${link.clientSecret}/redirect`, { redirect: 'manual' });
+        expect(res.status).toBe(302);
+        const secret = res.headers.get('location')!.split('/checkout/')[1]!;
+        const stored = await srv.deps.orm.em.fork().findOneOrFail(Checkout, { clientSecret: secret });
+        created.push({ id: stored.id, expiresAt: stored.expiresAt });
+      } else {
+        created.push(await a.polar.checkouts.create({ productId: p.id }));
+      }
+      await new Promise((r) => setTimeout(r, 150 + 100 * (i % 3)));
+    }
+    for (const c of created) await waitExpired(c);
+    for (const c of created) {
+      const updates = await checkoutUpdates(c.id);
+      expect(updates).toHaveLength(1);
+      expect(updates[0]!.data).toMatchObject({ id: c.id, status: 'expired' });
+    }
   });
 });
 

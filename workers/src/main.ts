@@ -3,6 +3,7 @@ import { loadConfig, ConfigError } from '@emporia/api/src/config.ts';
 import { createDeps, closeDeps } from '@emporia/api/src/deps.ts';
 import { createWorker } from './worker.ts';
 import { startOutboxListener } from './outbox-listener.ts';
+import { startCheckoutExpirySweeper } from './checkout-expiry-sweeper.ts';
 
 let cfg;
 try {
@@ -20,6 +21,7 @@ const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
 const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});
 const sweepSeconds = process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS ? Number(process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS) : undefined;
 const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { sweepSeconds });
+await startCheckoutExpirySweeper(deps, cfg.TEMPORAL_TASK_QUEUE);
 deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 await worker.run();

@@ -1,6 +1,6 @@
 /**
- * Durable workflow starts. A write that must be followed by a workflow (checkout-confirm,
- * checkout-expiry, product-created) records a `workflow_starts` row in its own transaction and, after
+ * Durable workflow starts. A write that must be followed by a workflow (checkout-confirm, refund,
+ * product-created, product-benefits) records a `workflow_starts` row in its own transaction and, after
  * commit, starts the workflow at once (the fast path) and marks the row started. If the process dies
  * between commit and start, the row stays unstarted and the worker's sweeper (`startPendingWorkflows`,
  * run by workers/src/outbox-listener.ts) starts it a few seconds later. Workflow ids are

@@ -1,16 +1,27 @@
-/** Checkout activities: expiring an open checkout once its time is up. */
+/** Checkout activities: expiring open checkouts once their time is up. */
 import type { Deps } from '@emporia/api/src/deps.ts';
-import { expireCheckoutById } from '@emporia/api/src/modules/checkouts/service.ts';
+import { expireCheckoutById, expireDueCheckouts, type ExpiredBatch } from '@emporia/api/src/modules/checkouts/service.ts';
 
 export function createCheckoutActivities(deps: Deps) {
   const { orm, cfg } = deps;
   return {
     /**
+     * The per-checkout expiry workflow's activity. Nothing starts that workflow any more (the sweeper
+     * below replaced it); kept for its runs started before the change.
      * Idempotent: marks the checkout `expired` (and writes `checkout.updated`) only if it is still open
      * and past `expires_at`. Answers its status, or `retryAt` when it is open but not yet due.
      */
     async expireCheckout(checkoutId: string): Promise<{ status: string | null; retryAt: string | null }> {
       return expireCheckoutById(orm.em.fork(), checkoutId, cfg.PUBLIC_URL);
+    },
+
+    /**
+     * One batch of the checkout-expiry sweeper (one transaction, idempotent): expires up to `limit` due
+     * open checkouts. `ttlSeconds` is this process's CHECKOUT_TTL_SECONDS, the sweeper's longest sleep.
+     */
+    async expireDueCheckouts({ limit }: { limit: number }): Promise<ExpiredBatch & { ttlSeconds: number }> {
+      const batch = await expireDueCheckouts(orm.em.fork(), cfg.PUBLIC_URL, limit);
+      return { ...batch, ttlSeconds: cfg.CHECKOUT_TTL_SECONDS };
     },
   };
 }

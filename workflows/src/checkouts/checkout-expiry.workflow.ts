@@ -1,7 +1,12 @@
 /**
  * checkout-expiry:<checkout_id> — sleeps until the checkout's `expires_at`, then marks it `expired`
  * if it is still open (the activity emits `checkout.updated`). A checkout confirmed in the meantime
- * is left alone. Started by the API after the checkout's row is committed.
+ * is left alone.
+ *
+ * Superseded by the one checkout-expiry sweeper per task queue (checkout-expiry-sweeper.workflow.ts):
+ * nothing starts this workflow any more. It stays registered (with its `expireCheckout` activity) so
+ * runs started by earlier versions of the API, and their recorded `workflow_starts` rows still
+ * pending, finish. Remove it once no deployment can have such runs left.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../../../workers/src/activities/checkouts.activities.ts';

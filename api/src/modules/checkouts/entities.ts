@@ -74,6 +74,13 @@ export const Checkout = defineEntity({
     /** Set on confirmation when the processor saved the card for later charges (recurring products). */
     processorPaymentMethod: p.json<ProcessorPaymentMethod>().nullable(),
   },
+  indexes: [
+    {
+      // The checkout-expiry sweeper's batch: the due open checkouts, earliest first (expireDueCheckouts).
+      name: 'checkouts_open_expires_at_index',
+      expression: `create index "checkouts_open_expires_at_index" on "checkouts" ("expires_at") where "status" = 'open'`,
+    },
+  ],
 });
 export type Checkout = InferEntity<typeof Checkout>;
 

@@ -5,7 +5,7 @@
  * the rest to the `checkout-confirm:<id>` workflow (confirm.ts).
  */
 import { z } from 'zod/v4';
-import { checkoutConfirmWorkflowId, checkoutExpiryWorkflowId } from '@emporia/workflows/ids';
+import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
@@ -40,32 +40,24 @@ const listSchema = z.object({
 });
 
 /**
- * Flushes a created checkout, writes `checkout.created` and records its `checkout-expiry:<id>`
- * workflow start (durable; started right after commit). Returns the committed checkout (relations loaded).
+ * Flushes a created checkout and writes `checkout.created`. Returns the committed checkout (relations
+ * loaded). Its expiry needs nothing here: the worker's checkout-expiry sweeper (one per task queue,
+ * workflows/src/checkouts/checkout-expiry-sweeper.workflow.ts) finds it through `expires_at`.
  */
 export async function commitNewCheckout(
   em: EntityManager,
   deps: Deps,
   build: (tx: EntityManager) => Promise<Checkout | null>,
 ): Promise<Checkout | null> {
-  const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+  return em.transactional(async (tx) => {
     const c = await build(tx);
     if (!c) return null;
     await tx.flush();
     await tx.populate(c, CHECKOUT_POPULATE);
     emitEvent(tx, c.organization.id, 'checkout.created', serializeCheckout(c, deps.cfg.PUBLIC_URL));
     await tx.flush();
-    startWorkflowDurably(tx, after, deps, {
-      workflowType: 'checkoutExpiryWorkflow',
-      taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-      workflowId: checkoutExpiryWorkflowId(c.id),
-      args: [{ checkoutId: c.id, expiresAt: c.expiresAt.toISOString() }],
-    });
-    await tx.flush();
     return c;
   });
-  await afterCommit();
-  return result;
 }
 
 async function flushUpdated(tx: EntityManager, c: Checkout, publicUrl: string): Promise<void> {
