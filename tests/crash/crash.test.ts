@@ -3,11 +3,12 @@
  * faults (workers/src/fault-injection.ts) SIGKILL it at chosen points of the checkout-confirm
  * workflow, one checkout per point, and the test starts it again each time. However often it dies,
  * every purchase ends with exactly one order, one subscription (recurring), one granted grant per
- * benefit, one charge, and the checkout `succeeded`. A step that fails for good is compensated: the
- * charge refunded, the discount redemption released, the checkout back to `open`. A confirmation
+ * benefit, one charge, and the checkout `succeeded`. A fulfilment that fails for good is compensated: the
+ * charge refunded, the discount redemption released, the checkout back to `open`; a step after the
+ * fulfilment committed is retried instead (the sale stands, nothing refunded). A confirmation
  * whose workflow start never happened (the API died after commit) is picked up by the worker.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -37,6 +38,8 @@ let withGitHub: string;
 /** A checkout whose fulfilment fails for good, and its discount (max_redemptions 1). */
 let doomed: { id: string; client_secret: string };
 let discountId: string;
+/** Checkouts whose step after the committed fulfilment fails for good once (the sale must stand). */
+let afterSale: { point: string; checkout: { id: string; client_secret: string } }[];
 let faults: string[];
 
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
@@ -93,8 +96,14 @@ beforeAll(async () => {
   expect(discount.status).toBe(201);
   discountId = discount.body.id;
   doomed = await newCheckout(srv, s, oneTime, { discount_id: discountId });
+  afterSale = [];
+  for (const point of ['requestGrantsStep:before', 'markSucceededStep:before']) afterSale.push({ point, checkout: await newCheckout(srv, s, withGitHub) });
   // Each fault fires once (a marker in stateDir), so a restarted worker recovers instead of dying again.
-  faults = [...crashes.map((c) => `${c.point}@${c.checkout.id}=kill`), `fulfilStep:before-commit@${doomed.id}=fail`];
+  faults = [
+    ...crashes.map((c) => `${c.point}@${c.checkout.id}=kill`),
+    `fulfilStep:before-commit@${doomed.id}=fail`,
+    ...afterSale.map((c) => `${c.point}@${c.checkout.id}=fail`),
+  ];
 });
 
 afterAll(async () => {
@@ -192,6 +201,30 @@ describe('the worker killed during checkout fulfilment', () => {
       redemptions: 1,
     });
     expect((await call(srv.url, s.token, 'GET', `/v1/discounts/${discountId}`)).body.redemptions_count).toBe(1);
+  });
+
+  it('keeps the sale (no refund) when a step after the committed fulfilment fails for good, and finishes it', { timeout: 120_000 }, async () => {
+    worker ??= await startWorker();
+    for (const { checkout } of afterSale) {
+      const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('after-sale')), confirmation_token_id: 'tok_visa' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    for (const { point, checkout } of afterSale) {
+      // The failed step is run again after a pause: the checkout ends succeeded, never reopened.
+      expect(await checkoutReaches(srv, checkout.id, ['succeeded', 'open']), point).toBe('succeeded');
+      const g = await settledOutcome(srv, checkout.id, githubBenefitId, (o) => o.grants > 0);
+      expect(g, point).toMatchObject({ grants: 1, grantsGranted: 0 });
+      expect(await settledOutcome(srv, checkout.id, benefitId), point).toMatchObject({
+        checkoutStatus: 'succeeded',
+        orders: 1,
+        orderStatuses: ['paid'],
+        grantsGranted: 1,
+        charges: 1,
+        refunds: 0,
+      });
+      // The step did fail (its fault's once-only marker was claimed).
+      expect(existsSync(path.join(stateDir, encodeURIComponent(`${point}@${checkout.id}=fail`))), point).toBe(true);
+    }
   });
 });
 

@@ -6,9 +6,11 @@
  * workflows before the checkout is marked succeeded; then the subscription's lifecycle starts and the
  * receipt is mailed. Each step is an idempotent activity, so retries and replays never duplicate anything.
  *
- * A saga: once a step has failed for good (its retries exhausted), the compensations registered so
- * far run in reverse order (refund the charge, release the discount redemption, checkout back to
- * `open` so the buyer may pay again) and the workflow fails. The receipt comes after success and never triggers a refund.
+ * A saga: if the fulfilment transaction fails for good (its retries exhausted), nothing of it was
+ * written; the compensation refunds the charge, releases the discount redemption and puts the checkout
+ * back to `open` so the buyer may pay again, and the workflow fails. Once that transaction has
+ * committed the sale stands (the buyer has their order and benefits): the steps after it are retried
+ * until they succeed and never refund (`untilDone`). The receipt comes last and never triggers a refund.
  *
  * The steps are short database transactions, so they run as local activities (issue #5): the whole
  * fulfilment is one workflow task instead of a server round trip per step. A worker that dies midway
@@ -22,7 +24,7 @@
  * steps were activity tasks; before 'checkout-fulfil-one-transaction' each step was its own
  * transaction and every benefit went through its benefit-grant workflow.
  */
-import { log, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { CheckoutConfirmActivities } from '../../../workers/src/activities/checkout-confirm.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
 import type { Receipt } from '../../../api/src/modules/orders/fulfilment.ts';
@@ -55,21 +57,44 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
   let result: CheckoutConfirmResult;
   if (local && patched('checkout-fulfil-one-transaction')) {
     let receipt;
-    try {
-      // The charge happened at confirmation: from here on, a permanent failure must give the money back.
-      compensations.push(() => localSteps.compensateCheckout(checkoutId));
-      const done = await localSteps.fulfilStep(checkoutId);
+    if (patched('checkout-sale-stands-after-fulfil')) {
+      let done;
+      try {
+        // The charge happened at confirmation: until the fulfilment commits, a permanent failure must give the money back.
+        done = await localSteps.fulfilStep(checkoutId);
+      } catch (err) {
+        log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
+        await localSteps.compensateCheckout(checkoutId);
+        throw err;
+      }
       if (!done) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
+      // Committed: the order (and subscription, and first-party grants) exist, so the sale stands. What
+      // is left only finishes it (queue the third-party grants, mark the checkout succeeded); a step
+      // that fails, even for good, is retried until it succeeds, never answered with a refund.
       if (!done.succeeded) {
-        if (done.externalBenefitIds.length) await localSteps.requestGrantsStep(checkoutId, done);
-        await localSteps.markSucceededStep(checkoutId);
+        const scope = done;
+        if (scope.externalBenefitIds.length) await untilDone('requestGrantsStep', checkoutId, () => localSteps.requestGrantsStep(checkoutId, scope));
+        await untilDone('markSucceededStep', checkoutId, () => localSteps.markSucceededStep(checkoutId));
       }
       receipt = done.receipt;
       result = { status: 'succeeded', orderId: done.orderId, subscriptionId: done.subscriptionId, grantsPending: done.externalBenefitIds.length };
-    } catch (err) {
-      log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
-      for (const undo of compensations.reverse()) await undo();
-      throw err;
+    } else {
+      // Runs recorded before 'checkout-sale-stands-after-fulfil' (replay only): any failure refunded.
+      try {
+        compensations.push(() => localSteps.compensateCheckout(checkoutId));
+        const done = await localSteps.fulfilStep(checkoutId);
+        if (!done) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
+        if (!done.succeeded) {
+          if (done.externalBenefitIds.length) await localSteps.requestGrantsStep(checkoutId, done);
+          await localSteps.markSucceededStep(checkoutId);
+        }
+        receipt = done.receipt;
+        result = { status: 'succeeded', orderId: done.orderId, subscriptionId: done.subscriptionId, grantsPending: done.externalBenefitIds.length };
+      } catch (err) {
+        log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
+        for (const undo of compensations.reverse()) await undo();
+        throw err;
+      }
     }
     if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId);
     if (receipt) await sendReceipt(notifications, receipt);
@@ -96,6 +121,23 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
   const receipt = await steps.receiptStep(checkoutId);
   if (receipt) await sendReceipt(notifications, receipt);
   return result;
+}
+
+/**
+ * Runs an idempotent step after the sale has committed until it succeeds: its own retries first, then,
+ * once they are used up (or it failed non-retryably, e.g. a bug fixed by a deploy), again after a pause
+ * that doubles from 2 seconds up to 10 minutes. The run stays open and visible meanwhile.
+ */
+async function untilDone(step: string, checkoutId: string, run: () => Promise<unknown>): Promise<void> {
+  for (let pause = 2_000; ; pause = Math.min(pause * 2, 600_000)) {
+    try {
+      await run();
+      return;
+    } catch (err) {
+      log.error('step after the sale failed; retrying', { checkoutId, step, retryInMs: pause, error: String(err) });
+      await sleep(pause);
+    }
+  }
 }
 
 /** Mails the receipt once (deduplicated by the workflow id); a mail that cannot be sent is logged, not fatal. */
