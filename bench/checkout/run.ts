@@ -19,9 +19,10 @@
  * own task queue, and drops the database at the end unless --keep. Issue #5's target on this machine:
  * p50 under 300 ms and at least 30 purchases per second. The machine may be shared: note the load.
  *
- * Measured on the 2-core machine, otherwise idle (2026-11-24, Temporal dev server with its SQLite file in
- * WAL mode): 1 buyer p50 206 ms, 4.4/s; 10 buyers p50 0.9–1.4 s, 6–10/s; 50 buyers p50 5.2 s, 8.1/s
- * (before: 965 ms 0.8/s, 6.9 s 1.2/s, 32 s 1.2/s). CPU-bound: see README "Throughput".
+ * Measured on the 2-core machine, otherwise idle (2026-11-25): 1 buyer p50 111–115 ms, 7.1–7.2/s;
+ * 10 buyers p50 0.66–0.82 s, 10.3–11.5/s; 50 buyers p50 2.7–2.9 s, 14.2–15.7/s; at 50 buyers about
+ * 41 ms API, 42 ms worker, 21 ms Temporal, 23 ms PostgreSQL CPU per purchase. (2026-11-24: 206 ms 4.4/s,
+ * 6–10/s, 8.1/s; earlier: 965 ms 0.8/s, 6.9 s 1.2/s, 32 s 1.2/s.) CPU-bound: see README "Throughput".
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
