@@ -171,6 +171,10 @@ describe('confirming a monthly subscription', () => {
     expect((await a.polar.subscriptions.get({ id: sub.id })).id).toBe(sub.id);
 
     expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const subEvents = (await srv.deps.orm.em.fork().find(OutboxEvent, { organizationId: a.organization.id, type: { $like: 'subscription.%' } }))
+      .filter((e) => (e.data as { id: string }).id === sub.id)
+      .map((e) => e.type);
+    expect(subEvents).toEqual(expect.arrayContaining(['subscription.created', 'subscription.active']));
     const orders = await a.polar.orders.list({ organizationId: a.organization.id, customerId: confirmed.customerId! });
     expect(orders.result.items).toHaveLength(1);
     expect(orders.result.items[0]).toMatchObject({ billingReason: 'subscription_create', subscriptionId: sub.id, status: 'paid', amount: 1900 });
@@ -218,6 +222,9 @@ describe('a declined card', () => {
     const raw = await confirmRaw(srv, checkout.clientSecret, { ...buyer(buyerEmail), confirmation_token_id: 'tok_chargeDeclined' });
     expect(raw.status).toBe(400);
     expect(raw.body).toEqual({ error: 'PaymentError', detail: 'Your card was declined.' });
+    const poor = await confirmRaw(srv, checkout.clientSecret, { ...buyer(buyerEmail), confirmation_token_id: 'tok_chargeDeclinedInsufficientFunds' });
+    expect(poor.status).toBe(400);
+    expect(poor.body).toEqual({ error: 'PaymentError', detail: 'Your card has insufficient funds.' });
 
     const after = await pub.checkouts.clientGet({ clientSecret: checkout.clientSecret });
     expect(after.status).toBe('open');
@@ -230,6 +237,51 @@ describe('a declined card', () => {
     const ok = await confirmRaw(srv, checkout.clientSecret, { ...buyer(buyerEmail), confirmation_token_id: 'tok_visa' });
     expect(ok.status).toBe(200);
     expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(1);
+  });
+});
+
+describe('the customer a purchase goes to', () => {
+  it("is the checkout's own customer whatever email is typed, filled in where it had no name", async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Plugin', prices: fixed(1500) });
+    const known = await call(srv.url, a.token, 'POST', '/v1/customers/', { email: email('known') });
+    expect(known.status).toBe(201);
+    const checkout = await newCheckout(srv, a, product.id, { customer_id: known.body.id });
+    const typed = email('typed');
+    const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(typed), confirmation_token_id: 'tok_visa' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.customer_id).toBe(known.body.id);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const em = srv.deps.orm.em.fork();
+    expect(await em.count(Customer, { organization: a.organization.id, email: typed })).toBe(0);
+    const orders = await call(srv.url, a.token, 'GET', `/v1/orders/?checkout_id=${checkout.id}`);
+    expect(orders.body.items.map((o: { customer_id: string }) => o.customer_id)).toEqual([known.body.id]);
+    const customer = await call(srv.url, a.token, 'GET', `/v1/customers/${known.body.id}`);
+    expect(customer.body.name).toBe('Bea Buyer');
+    const updated = await em.find(OutboxEvent, { organizationId: a.organization.id, type: 'customer.updated' });
+    expect(updated.some((e) => (e.data as { id: string }).id === known.body.id && (e.data as { name: string }).name === 'Bea Buyer')).toBe(true);
+  });
+
+  it('refuses, before charging, an email whose new customer would take an external id another customer holds', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Theme', prices: fixed(900) });
+    const ext = `ext-${randomUUID()}`;
+    // Created while no customer had the external id; one gets it before the buyer pays.
+    const checkout = await newCheckout(srv, a, product.id, { customer_external_id: ext });
+    const owner = email('owner');
+    expect((await call(srv.url, a.token, 'POST', '/v1/customers/', { email: owner, external_id: ext })).status).toBe(201);
+
+    const refused = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('stranger')), confirmation_token_id: 'tok_visa' });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('external customer ID');
+    expect(await charges(checkout.id)).toHaveLength(0);
+    expect((await pub.checkouts.clientGet({ clientSecret: checkout.client_secret })).status).toBe('open');
+
+    // The customer who holds the external id can pay; the purchase is theirs.
+    const ok = await confirmRaw(srv, checkout.client_secret, { ...buyer(owner), confirmation_token_id: 'tok_visa' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const mine = await call(srv.url, a.token, 'GET', `/v1/customers/external/${ext}`);
+    expect(ok.body.customer_id).toBe(mine.body.id);
     expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(1);
   });
 });

@@ -186,9 +186,10 @@ describe('the worker killed during checkout fulfilment', () => {
     const reopened = await call(srv.url, null, 'GET', `/v1/checkouts/client/${c.client_secret}`);
     expect(reopened.body.status).toBe('open');
 
-    // The buyer pays again (the fault fired once): the released redemption (max_redemptions 1) is theirs
-    // again and the purchase goes through, with one order for the second charge.
-    const again = await confirmRaw(srv, c.client_secret, { ...buyer(email('unlucky')), confirmation_token_id: 'tok_mastercard' });
+    // The buyer pays again (the fault fired once), with the same card token: a new charge, not a replay
+    // of the refunded one. The released redemption (max_redemptions 1) is theirs again and the purchase
+    // goes through, with one order for the second charge.
+    const again = await confirmRaw(srv, c.client_secret, { ...buyer(email('unlucky')), confirmation_token_id: 'tok_visa' });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(await checkoutReaches(srv, c.id, ['succeeded', 'open'])).toBe('succeeded');
     expect(await settledOutcome(srv, c.id, benefitId)).toMatchObject({
@@ -201,6 +202,14 @@ describe('the worker killed during checkout fulfilment', () => {
       redemptions: 1,
     });
     expect((await call(srv.url, s.token, 'GET', `/v1/discounts/${discountId}`)).body.redemptions_count).toBe(1);
+    // The order was paid by the charge that was not refunded.
+    const [paidBy] = await srv.deps.orm.em
+      .fork()
+      .execute<{ refunded: string }[]>(
+        'select count(r.id) as refunded from checkouts c left join sandbox_refunds r on r.charge_id = c.processor_charge_id where c.id = ?',
+        [c.id],
+      );
+    expect(Number(paidBy!.refunded)).toBe(0);
   });
 
   it('keeps the sale (no refund) when a step after the committed fulfilment fails for good, and finishes it', { timeout: 120_000 }, async () => {

@@ -15,12 +15,18 @@
  *    When another confirm won meanwhile with the same charge (same idempotency key) this one is a
  *    403 NotOpenCheckout; with a different charge, this one's charge is refunded first.
  *
- * Charge idempotency: the key is `checkout:<id>:charge:<token>`, so concurrent confirms with one
- * token make one charge, and a crash between the charge and step 3 is healed by the buyer's retry,
- * which replays that charge. The token is part of the key because a declined attempt is replayed for
- * its key too (as Stripe does): the buyer's next card must get a fresh attempt.
+ * Charge idempotency: the key is `checkout:<id>:charge:<token>` (plus `:<n>` once n charges of the
+ * checkout were refunded without an order, `chargeKey`), so concurrent confirms with one token make one
+ * charge, and a crash between the charge and step 3 is healed by the buyer's retry, which replays that
+ * charge. The token is part of the key because a declined attempt is replayed for its key too (as
+ * Stripe does): the buyer's next card must get a fresh attempt; the attempt number is, because a
+ * refunded charge must not be replayed as the payment of a later confirmation.
+ *
+ * The customer (`findCustomer`) is the checkout's own when it has one, else the organization's
+ * customer with the buyer's email, else a new one; a unique violation while creating it (another
+ * checkout created the same customer meanwhile) retries step 3 once, then refunds.
  */
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException, raw } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
@@ -147,18 +153,45 @@ export async function releaseRedemption(em: EntityManager, checkoutId: string): 
   return deleted > 0;
 }
 
+/**
+ * The customer a confirmation buys for, as Polar does: the checkout's own customer when the seller
+ * tied it to one (customer_id, or a customer_external_id that existed), whatever email was typed;
+ * otherwise the organization's customer with the buyer's email; otherwise none yet (created in step 3).
+ * Refused before any charge (step 1) and again under the lock (step 3): the checkout's customer was
+ * deleted since, or no customer has the email but its customer_external_id now belongs to another
+ * customer (creating one would break that external id's uniqueness).
+ */
 async function findCustomer(em: EntityManager, c: Checkout): Promise<Customer | null> {
-  const email = c.customerEmail!;
-  if (c.customer && !c.customer.deletedAt && c.customer.email === email) return c.customer;
-  return em.findOne(Customer, { organization: c.organization.id, email, deletedAt: null });
+  if (c.customer) {
+    if (c.customer.deletedAt) throw fieldError(['body', 'customer_id'], 'The customer of this checkout was deleted.', 'value_error', c.customer.id);
+    return c.customer;
+  }
+  const byEmail = await em.findOne(Customer, { organization: c.organization.id, email: c.customerEmail!, deletedAt: null });
+  if (byEmail || !c.customerExternalId) return byEmail;
+  if (await em.count(Customer, { organization: c.organization.id, externalId: c.customerExternalId, deletedAt: null })) {
+    throw fieldError(
+      ['body', 'customer_email'],
+      "This checkout's external customer ID belongs to a customer with another email address.",
+      'value_error',
+      c.customerEmail,
+    );
+  }
+  return null;
 }
 
-async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ customer: Customer; created: boolean }> {
+async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
   const existing = await findCustomer(em, c);
   if (existing) {
-    if (!existing.name && c.customerName) existing.name = c.customerName;
-    if (!existing.billingAddress && c.customerBillingAddress) existing.billingAddress = c.customerBillingAddress;
-    return { customer: existing, created: false };
+    let updated = false;
+    if (!existing.name && c.customerName) {
+      existing.name = c.customerName;
+      updated = true;
+    }
+    if (!existing.billingAddress && c.customerBillingAddress) {
+      existing.billingAddress = c.customerBillingAddress;
+      updated = true;
+    }
+    return { customer: existing, created: false, updated };
   }
   const customer = em.create(Customer, {
     organization: em.getReference(Organization, c.organization.id),
@@ -173,7 +206,7 @@ async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ c
     deletedAt: null,
     processorCustomerId: null,
   });
-  return { customer, created: true };
+  return { customer, created: true, updated: false };
 }
 
 /** One active (or trialing) subscription per customer and organization, unless the organization allows several. */
@@ -207,6 +240,27 @@ interface Prepared {
   setupRequired: boolean;
   recurring: boolean;
   discountId: string | null;
+  chargeAttempt: number;
+}
+
+/** The idempotency key of a checkout's charge (the first attempt's has no suffix, as before attempts were counted). */
+function chargeKey(checkoutId: string, tokenId: string, attempt: number): string {
+  return attempt === 0 ? `checkout:${checkoutId}:charge:${tokenId}` : `checkout:${checkoutId}:charge:${tokenId}:${attempt}`;
+}
+
+/**
+ * Refunds a charge of the checkout that will have no order (idempotent by `idempotencyKey`), then
+ * moves the checkout to its next charge attempt, so that paying again makes a new charge rather than
+ * replaying this one. Dying between the two would let a retry with the same token replay the refunded
+ * charge; the refund comes first because the other order could leave the buyer's money taken.
+ */
+export async function refundUnfulfilledCharge(
+  em: EntityManager,
+  processor: PaymentProcessor,
+  input: { checkoutId: string; chargeId: string; amount: number; idempotencyKey: string },
+): Promise<void> {
+  await processor.refund({ chargeId: input.chargeId, amount: input.amount, idempotencyKey: input.idempotencyKey });
+  await em.fork().nativeUpdate(Checkout, { id: input.checkoutId }, { chargeAttempt: raw('"charge_attempt" + 1') });
 }
 
 /** Step 1: see the file comment. */
@@ -236,6 +290,7 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
       setupRequired: c.isPaymentSetupRequired,
       recurring: c.product.recurringInterval != null,
       discountId: c.discount && c.isDiscountApplicable ? c.discount.id : null,
+      chargeAttempt: c.chargeAttempt,
     };
   });
 }
@@ -260,7 +315,7 @@ async function charge(processor: PaymentProcessor, p: Prepared): Promise<Charged
         confirmationTokenId: p.tokenId!,
         processorCustomerId,
         savePaymentMethod: p.recurring,
-        idempotencyKey: `checkout:${p.checkoutId}:charge:${p.tokenId}`,
+        idempotencyKey: chargeKey(p.checkoutId, p.tokenId!, p.chargeAttempt),
         metadata: { checkout_id: p.checkoutId },
       });
       if (result.status === 'declined') throw PaymentError(result.message);
@@ -313,54 +368,78 @@ export async function confirmCheckout(
     throw err;
   }
 
-  try {
-    const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
-      const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
-      await tx.populate(c, CHECKOUT_POPULATE);
-      if (c.status !== 'open') {
-        // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
-        throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
+  // Step 3. A unique violation means another checkout created this buyer's customer meanwhile: the
+  // second attempt finds it. Should it happen again, the charge is refunded rather than left behind.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commitConfirmation(em, deps, p, charged, inCommit);
+    } catch (err) {
+      const raced = err instanceof UniqueConstraintViolationException;
+      if (raced && attempt < 2) continue;
+      const abort = raced ? new Abort(ResourceAlreadyExists('A concurrent checkout is creating this customer; retry.'), charged.chargeId != null) : err;
+      if (!(abort instanceof Abort)) throw abort;
+      if (abort.refund && charged.chargeId) {
+        await refundUnfulfilledCharge(em, processor, {
+          checkoutId: p.checkoutId,
+          chargeId: charged.chargeId,
+          amount: p.totalAmount!,
+          idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}`,
+        });
       }
-      if ((c.totalAmount ?? null) !== p.totalAmount || (c.currency ?? null) !== p.currency || c.customerEmail !== p.email) {
-        throw new Abort(ResourceAlreadyExists('The checkout changed during confirmation; retry.'), charged.chargeId != null);
-      }
-      if (p.discountId && !(await tx.count(DiscountRedemption, { checkout: c.id }))) {
-        // A concurrent declined attempt released the reservation this one relied on.
-        try {
-          await reserveRedemption(tx, c);
-        } catch (err) {
-          throw new Abort(err, charged.chargeId != null);
-        }
-      }
-      const { customer, created } = await findOrCreateCustomer(tx, c);
+      throw abort.error;
+    }
+  }
+}
+
+/** Step 3's transaction (see the file comment); throws `Abort` when the confirmation must not happen. */
+async function commitConfirmation(
+  em: EntityManager,
+  deps: ConfirmDeps,
+  p: Prepared,
+  charged: Charged,
+  inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void,
+): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
+  const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+    const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
+    await tx.populate(c, CHECKOUT_POPULATE);
+    if (c.status !== 'open') {
+      // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
+      throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
+    }
+    if ((c.totalAmount ?? null) !== p.totalAmount || (c.currency ?? null) !== p.currency || c.customerEmail !== p.email) {
+      throw new Abort(ResourceAlreadyExists('The checkout changed during confirmation; retry.'), charged.chargeId != null);
+    }
+    if (p.discountId && !(await tx.count(DiscountRedemption, { checkout: c.id }))) {
+      // A concurrent declined attempt released the reservation this one relied on.
       try {
-        await assertNoActiveSubscription(tx, c, created ? null : customer);
+        await reserveRedemption(tx, c);
       } catch (err) {
         throw new Abort(err, charged.chargeId != null);
       }
-      if (!customer.processorCustomerId && charged.processorCustomerId) customer.processorCustomerId = charged.processorCustomerId;
-      c.status = 'confirmed';
-      c.customer = customer;
-      c.processorChargeId = charged.chargeId;
-      c.processorPaymentMethod = charged.savedMethod;
-      const { token } = createCustomerSession(tx, customer);
-      await tx.flush();
-      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
-      if (created) emitCustomerEvent(tx, customer, 'created');
-      inCommit(tx, c, after);
-      await tx.flush();
-      return { checkout: c, customerSessionToken: token, customerCreated: created ? customer : null };
-    });
-    await afterCommit();
-    return result;
-  } catch (err) {
-    // Another checkout created the same customer a moment ago: the buyer's retry replays the charge.
-    if (err instanceof UniqueConstraintViolationException) throw ResourceAlreadyExists('A concurrent checkout is creating this customer; retry.');
-    if (!(err instanceof Abort)) throw err;
-    if (err.refund && charged.chargeId) {
-      await processor.refund({ chargeId: charged.chargeId, amount: p.totalAmount!, idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}` });
     }
-    throw err.error;
-  }
+    let found;
+    try {
+      found = await findOrCreateCustomer(tx, c);
+      await assertNoActiveSubscription(tx, c, found.created ? null : found.customer);
+    } catch (err) {
+      throw new Abort(err, charged.chargeId != null);
+    }
+    const { customer, created, updated } = found;
+    if (!customer.processorCustomerId && charged.processorCustomerId) customer.processorCustomerId = charged.processorCustomerId;
+    c.status = 'confirmed';
+    c.customer = customer;
+    c.processorChargeId = charged.chargeId;
+    c.processorPaymentMethod = charged.savedMethod;
+    const { token } = createCustomerSession(tx, customer);
+    await tx.flush();
+    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+    if (created) emitCustomerEvent(tx, customer, 'created');
+    else if (updated) emitCustomerEvent(tx, customer, 'updated');
+    inCommit(tx, c, after);
+    await tx.flush();
+    return { checkout: c, customerSessionToken: token, customerCreated: created ? customer : null };
+  });
+  await afterCommit();
+  return result;
 }

@@ -73,6 +73,13 @@ export const Checkout = defineEntity({
     processorChargeId: p.string().nullable(),
     /** Set on confirmation when the processor saved the card for later charges (recurring products). */
     processorPaymentMethod: p.json<ProcessorPaymentMethod>().nullable(),
+    /**
+     * Bumped each time a charge of this checkout was refunded without an order (a confirmation that
+     * could not complete, a fulfilment that failed for good): part of the next charge's idempotency key,
+     * so paying again, even with the same confirmation token, makes a new charge instead of replaying
+     * the refunded one (confirm.ts `chargeKey`).
+     */
+    chargeAttempt: p.integer().default(0),
   },
   indexes: [
     {

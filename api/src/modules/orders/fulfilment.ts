@@ -20,7 +20,7 @@ import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
-import { releaseRedemption } from '../checkouts/confirm.ts';
+import { refundUnfulfilledCharge, releaseRedemption } from '../checkouts/confirm.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
@@ -349,7 +349,13 @@ export async function compensateCheckout(
   if (!c0) return { refunded: false };
   let refunded = false;
   if (c0.processorChargeId && (c0.totalAmount ?? 0) > 0) {
-    await processor.refund({ chargeId: c0.processorChargeId, amount: c0.totalAmount!, idempotencyKey: `checkout:${checkoutId}:refund` });
+    await refundUnfulfilledCharge(em, processor, {
+      checkoutId,
+      chargeId: c0.processorChargeId,
+      amount: c0.totalAmount!,
+      // Per charge: a checkout reopened after one failed fulfilment may fail again with its next charge.
+      idempotencyKey: `checkout:${checkoutId}:refund:${c0.processorChargeId}`,
+    });
     refunded = true;
   }
   await em.fork().transactional(async (tx) => {
