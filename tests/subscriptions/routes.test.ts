@@ -43,10 +43,10 @@ afterAll(async () => {
 });
 
 /** Buys a monthly product through a real checkout; answers the subscription once the workflow made it. */
-async function subscribe(s: Seller, amount = 1900, settings?: Record<string, unknown>) {
+async function subscribe(s: Seller, amount = 1900, settings?: Record<string, unknown>, discountId?: string) {
   if (settings) await srv.deps.orm.em.fork().nativeUpdate(Organization, { id: s.organization.id }, { subscriptionSettings: settings });
   const product = await createProduct(srv.url, s.token, { name: `Plan ${amount}`, recurring_interval: 'month', prices: fixed(amount) });
-  const checkout = await s.polar.checkouts.create({ productId: product.id });
+  const checkout = await s.polar.checkouts.create({ productId: product.id, ...(discountId ? { discountId } : {}) });
   const email = `sub-${randomUUID().slice(0, 8)}@example.com`;
   const confirmed = await pub.checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
@@ -191,6 +191,51 @@ describe('customer portal subscriptions', () => {
     const orders = await c.polar.orders.list({ organizationId: c.organization.id, customerId });
     expect(orders.result.items.map((o) => o.billingReason)).toEqual(['subscription_create']);
   });
+});
+
+describe('the seller list', () => {
+  it('filters by product, discount and active, and sorts by every key the SDK sends', async () => {
+    const c = await sellerWithSdk(srv, SCOPES);
+    const discount = async (name: string) => {
+      const res = await call(srv.url, c.token, 'POST', '/v1/discounts/', { name, type: 'percentage', basis_points: 1000, duration: 'forever' });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const alpha = await discount('Alpha');
+    const beta = await discount('Beta');
+    const plain = await subscribe(c, 1000);
+    const withBeta = await subscribe(c, 3000, undefined, beta);
+    const withAlpha = await subscribe(c, 2000, undefined, alpha);
+    await c.polar.subscriptions.revoke({ id: plain.sub.id });
+
+    const ids = async (q: string) => {
+      const res = await call(srv.url, c.token, 'GET', `/v1/subscriptions/?organization_id=${c.organization.id}&${q}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.items as { id: string }[]).map((i) => i.id);
+    };
+    const [p, b, a] = [plain.sub.id, withBeta.sub.id, withAlpha.sub.id];
+    expect(await ids('sorting=amount')).toEqual([p, a, b]);
+    expect(await ids('sorting=-amount')).toEqual([b, a, p]);
+    expect(await ids('sorting=product')).toEqual([p, a, b]);
+    expect(await ids('sorting=-product')).toEqual([b, a, p]);
+    expect((await ids('sorting=discount')).slice(0, 2)).toEqual([a, b]);
+    expect((await ids('sorting=-discount')).slice(-2)).toEqual([b, a]);
+    const byEmail = [plain, withBeta, withAlpha].sort((x, y) => x.email.localeCompare(y.email)).map((x) => x.sub.id);
+    expect(await ids('sorting=customer')).toEqual(byEmail);
+    expect(await ids('sorting=-customer')).toEqual([...byEmail].reverse());
+    // By status name: active before canceled.
+    expect((await ids('sorting=status'))[2]).toBe(p);
+    expect((await ids('sorting=-status'))[0]).toBe(p);
+    expect(await ids('sorting=-started_at')).toEqual([a, b, p]);
+    expect(await ids('sorting=started_at')).toEqual([p, b, a]);
+
+    expect(await ids(`discount_id=${alpha}`)).toEqual([a]);
+    expect(await ids(`product_id=${withBeta.product.id}`)).toEqual([b]);
+    expect(await ids('active=false')).toEqual([p]);
+    expect((await ids('active=true')).sort()).toEqual([a, b].sort());
+    const bad = await call(srv.url, c.token, 'GET', '/v1/subscriptions/?sorting=price');
+    expect(bad.status).toBe(422);
+  }, 60_000);
 });
 
 describe('export', () => {

@@ -43,11 +43,16 @@ export function sortingQuery<const K extends string>(keys: readonly K[], fallbac
     .transform((v) => (v && v.length ? v : fallback));
 }
 
-/** Turns `['-created_at', 'name']` into a MikroORM orderBy using a key → property map. */
-export function toOrderBy(sorting: string[], map: Record<string, string>): Record<string, 'asc' | 'desc'>[] {
+/**
+ * Turns `['-created_at', 'name']` into a MikroORM orderBy using a key → property map; a dotted
+ * property (`customer.email`) sorts by a relation's field.
+ */
+export function toOrderBy(sorting: string[], map: Record<string, string>): Record<string, unknown>[] {
   return sorting.map((s) => {
-    const desc = s.startsWith('-');
+    const dir = s.startsWith('-') ? 'desc' : 'asc';
     const key = s.replace(/^-/, '');
-    return { [map[key] ?? key]: desc ? 'desc' : 'asc' };
+    return (map[key] ?? key)
+      .split('.')
+      .reduceRight<unknown>((inner, prop) => ({ [prop]: inner }), dir) as Record<string, unknown>;
   });
 }

@@ -63,7 +63,7 @@ export const routes: RouteSpec[] = [
       customer_id: queryList(z.uuid()).optional(),
       discount_id: queryList(z.uuid()).optional(),
       active: boolQuery.nullish(),
-      sorting: sortingQuery(['started_at', 'current_period_end', 'amount', 'status'], ['-started_at']),
+      sorting: sortingQuery(['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'], ['-started_at']),
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
@@ -76,7 +76,14 @@ export const routes: RouteSpec[] = [
       if (query.active != null) where.status = query.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
       const [items, total] = await em.findAndCount(Subscription, where, {
         orderBy: [
-          ...toOrderBy(query.sorting, { started_at: 'startedAt', current_period_end: 'currentPeriodEnd', amount: 'amount', status: 'status' }),
+          // Relations sort by what a person reads (as the order lists do): email, product and discount names.
+          ...toOrderBy(query.sorting, {
+            customer: 'customer.email',
+            started_at: 'startedAt',
+            current_period_end: 'currentPeriodEnd',
+            product: 'product.name',
+            discount: 'discount.name',
+          }),
           { id: 'asc' },
         ],
         ...pageOffset(query),
