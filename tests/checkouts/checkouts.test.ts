@@ -166,9 +166,9 @@ describe('seller checkouts through the SDK', () => {
     });
     const byExternal = await a.polar.checkouts.create({ productId: p.id, customerExternalId: 'cust-1' });
     expect(byExternal.customerId).toBe(customer.id);
-    // A subscription to upgrade is only stored for now.
-    const subscriptionId = '11111111-2222-4333-8444-555555555555';
-    expect((await a.polar.checkouts.create({ productId: p.id, subscriptionId })).subscriptionId).toBe(subscriptionId);
+    // A subscription to upgrade must exist in the organization (upgrades: tests/checkouts/upgrade.test.ts).
+    const unknownSub = await call(srv.url, a.token, 'POST', '/v1/checkouts/', { product_id: p.id, subscription_id: '11111111-2222-4333-8444-555555555555' });
+    expect(locs(unknownSub.body)).toEqual(['body.subscription_id']);
 
     const theirs = await post(srv, b, '/v1/customers/', { email: 'other@example.com', external_id: 'cust-1' });
     const res = await call(srv.url, a.token, 'POST', '/v1/checkouts/', { product_id: p.id, customer_id: theirs.id });

@@ -28,6 +28,8 @@ export const benefitGrantWorkflowId = (benefitId: string, customerId: string) =>
 /** The lifecycle of one subscription (renewals, dunning, cancel / uncancel / revoke / product change). */
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription:${subscriptionId}`;
 /** Names of the subscription workflow's updates, which the API executes. */
+/** Signal to `subscription:<id>`: its period changed outside the workflow (an upgrade checkout); re-read it. */
+export const SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL = 'subscriptionScheduleChanged';
 export const SUBSCRIPTION_UPDATES = {
   cancel: 'cancelSubscription',
   uncancel: 'uncancelSubscription',

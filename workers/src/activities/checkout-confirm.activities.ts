@@ -17,6 +17,7 @@ import {
   type FulfilResult,
   type OrderStepResult,
 } from '@emporia/api/src/modules/orders/fulfilment.ts';
+import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '@emporia/workflows/ids';
 import { faultPoint, withFaultPoints } from '../fault-injection.ts';
 
 export function createCheckoutConfirmActivities(deps: Deps, integrations: Integrations = createIntegrations(deps.cfg)) {
@@ -25,13 +26,22 @@ export function createCheckoutConfirmActivities(deps: Deps, integrations: Integr
   return {
     /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */
     async fulfilStep(checkoutId: string): Promise<FulfilResult | null> {
-      return withFaultPoints('fulfilStep', checkoutId, () =>
+      const result = await withFaultPoints('fulfilStep', checkoutId, () =>
         fulfilCheckout(orm.em.fork(), integrations, checkoutId, {
           processor: processor().name,
           publicUrl: cfg.PUBLIC_URL,
           beforeCommit: () => faultPoint('fulfilStep:before-commit', checkoutId),
         }),
       );
+      if (result?.upgraded && result.subscriptionId) {
+        // Without it the lifecycle would wake at the old period's end (and then find the new one), late
+        // only when the new interval is shorter. A lifecycle not running yet reads the period when it starts.
+        await deps.temporal.workflow
+          .getHandle(subscriptionWorkflowId(result.subscriptionId))
+          .signal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL)
+          .catch((err: unknown) => deps.log.warn({ err, subscriptionId: result.subscriptionId }, 'subscription workflow not signalled'));
+      }
+      return result;
     },
     /** Queues the grants of third-party benefits in their benefit-grant workflows. */
     async requestGrantsStep(checkoutId: string, scope: FulfilResult): Promise<void> {

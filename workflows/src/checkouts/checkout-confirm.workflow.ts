@@ -73,7 +73,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
       // that fails, even for good, is retried until it succeeds, never answered with a refund.
       if (!done.succeeded) {
         const scope = done;
-        if (scope.externalBenefitIds.length) await untilDone('requestGrantsStep', checkoutId, () => localSteps.requestGrantsStep(checkoutId, scope));
+        if (scope.externalBenefitIds.length || scope.externalRevokeBenefitIds?.length) await untilDone('requestGrantsStep', checkoutId, () => localSteps.requestGrantsStep(checkoutId, scope));
         await untilDone('markSucceededStep', checkoutId, () => localSteps.markSucceededStep(checkoutId));
       }
       receipt = done.receipt;

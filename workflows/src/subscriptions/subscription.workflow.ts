@@ -25,6 +25,7 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   log,
   patched,
@@ -36,7 +37,7 @@ import {
 import type { SubscriptionActivities } from '../../../workers/src/activities/subscriptions.activities.ts';
 import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
-import { SUBSCRIPTION_UPDATES } from '../ids.ts';
+import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, SUBSCRIPTION_UPDATES } from '../ids.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 const acts = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', retry });
@@ -78,6 +79,7 @@ export const cancelUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTIO
 export const uncancelUpdate = defineUpdate<ChangeAnswer, []>(SUBSCRIPTION_UPDATES.uncancel);
 export const revokeUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.revoke);
 export const changeProductUpdate = defineUpdate<ChangeAnswer, [ChangeProductArgs]>(SUBSCRIPTION_UPDATES.changeProduct);
+export const scheduleChangedSignal = defineSignal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
 export const subscriptionStateQuery = defineQuery<{ phase: string; dunningAttempt: number }>('subscriptionState');
 
 const REASONS = new Set(['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other']);
@@ -126,6 +128,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   }
 
   setHandler(subscriptionStateQuery, () => ({ phase, dunningAttempt }));
+  // An upgrade checkout moved the period (orders/fulfilment.ts): wait for the new end instead.
+  setHandler(scheduleChangedSignal, () => {
+    wake = true;
+  });
 
   setHandler(
     cancelUpdate,

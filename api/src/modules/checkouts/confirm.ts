@@ -218,6 +218,8 @@ async function assertNoActiveSubscription(em: EntityManager, c: Checkout, custom
     organization: c.organization.id,
     customer: customer.id,
     status: { $in: ACTIVE_SUBSCRIPTION_STATUSES },
+    // An upgrade checkout replaces the subscription it names.
+    ...(c.subscriptionId ? { id: { $ne: c.subscriptionId } } : {}),
   });
   if (active) throw AlreadyActiveSubscriptionError();
 }

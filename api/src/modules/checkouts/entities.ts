@@ -67,7 +67,7 @@ export const Checkout = defineEntity({
     metadata: p.json<Metadata>(),
     successUrl: p.text().nullable(),
     embedOrigin: p.text().nullable(),
-    /** A subscription to upgrade (stored only, for now). */
+    /** A free subscription this checkout upgrades (checkouts/service.ts `upgradedSubscriptionCustomer`, orders/fulfilment.ts). */
     subscriptionId: p.uuid().nullable(),
     /** Set on confirmation: the processor's charge (null when nothing was charged). */
     processorChargeId: p.string().nullable(),

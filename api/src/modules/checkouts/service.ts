@@ -16,6 +16,7 @@ import { Product, ProductPrice } from '../products/entities.ts';
 import { livePrices, PRODUCT_POPULATE } from '../products/schemas.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer } from '../customers/entities.ts';
+import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
@@ -367,6 +368,33 @@ function newCheckout(
 }
 
 /** `POST /v1/checkouts/`: a new open checkout (not flushed). */
+/**
+ * `subscription_id` on create (Polar's upgrade checkout): a live subscription of the organization on a
+ * free price, and recurring products only. The checkout is its customer's (a different customer_id or
+ * customer_external_id is refused); on success the fulfilment moves that subscription to the bought
+ * product and price instead of starting a second one (orders/fulfilment.ts).
+ */
+async function upgradedSubscriptionCustomer(
+  em: EntityManager,
+  organizationId: string,
+  sel: Selection,
+  subscriptionId: string,
+  prefilled: Customer | null,
+): Promise<Customer> {
+  const loc = ['body', 'subscription_id'];
+  const sub = await em.findOne(Subscription, { id: subscriptionId, organization: organizationId }, { populate: ['price', 'customer'] });
+  if (!sub || sub.customer.deletedAt) throw fieldError(loc, 'Subscription does not exist.', 'value_error', subscriptionId);
+  if (!ACTIVE_SUBSCRIPTION_STATUSES.includes(sub.status) || sub.endedAt) {
+    throw fieldError(loc, 'Subscription is not active.', 'value_error', subscriptionId);
+  }
+  if (sub.price.amountType !== 'free') throw fieldError(loc, 'Only a subscription on a free price can be upgraded by a checkout.', 'value_error', subscriptionId);
+  if (sel.products.some((p) => !p.recurringInterval)) {
+    throw fieldError(loc, 'A subscription can only be upgraded to a recurring product.', 'value_error', subscriptionId);
+  }
+  if (prefilled && prefilled.id !== sub.customer.id) throw fieldError(loc, 'The subscription belongs to another customer.', 'value_error', subscriptionId);
+  return sub.customer;
+}
+
 export async function createCheckout(
   em: EntityManager,
   principal: Principal,
@@ -384,6 +412,8 @@ export async function createCheckout(
   } else if (input.customer_external_id) {
     customer = await em.findOne(Customer, { externalId: input.customer_external_id, organization: organizationId, deletedAt: null });
   }
+
+  if (input.subscription_id) customer = await upgradedSubscriptionCustomer(em, organizationId, sel, input.subscription_id, customer);
 
   let discount: Discount | null = null;
   if (input.discount_id) {

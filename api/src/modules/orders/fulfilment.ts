@@ -26,7 +26,7 @@ import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { periodEnd } from '../pricing/index.ts';
-import { Subscription } from '../subscriptions/entities.ts';
+import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Order } from './entities.ts';
@@ -64,7 +64,7 @@ export async function createOrderForCheckout(
     if (existing) return { orderId: existing.id, subscriptionId: existing.subscription?.id ?? null };
     if (c.status !== 'confirmed' || !c.customer) return null;
     const pm = c.processorPaymentMethod ? await tx.findOne(PaymentMethod, { processor, processorId: c.processorPaymentMethod.id }) : null;
-    const order = await createOrderIn(tx, c, pm);
+    const { order } = await createOrderIn(tx, c, pm);
     return { orderId: order.id, subscriptionId: order.subscription?.id ?? null };
   });
 }
@@ -73,7 +73,7 @@ export async function createOrderForCheckout(
  * The order of a confirmed checkout (locked by the caller, no order yet), and its subscription for a
  * recurring product, with their events, in `tx`.
  */
-async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod | null): Promise<Order> {
+async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod | null): Promise<{ order: Order; previousProductId: string | null }> {
   await tx.populate(c, ['product', 'productPrice', 'discount', 'customer', 'organization']);
   const now = new Date();
   const interval = c.product.recurringInterval;
@@ -81,7 +81,33 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
   const discount = c.discount && c.isDiscountApplicable ? c.discount : null;
 
   let sub: Subscription | null = null;
-  if (interval) {
+  // An upgrade checkout (subscription_id) moves the customer's free subscription to what was bought,
+  // with a new period from now; should it have ended meanwhile, the purchase starts a new one.
+  const upgraded = interval && c.subscriptionId ? await tx.findOne(Subscription, { id: c.subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+  const previousProductId = upgraded && ACTIVE_SUBSCRIPTION_STATUSES.includes(upgraded.status) && !upgraded.endedAt && upgraded.customer.id === c.customer!.id
+    ? upgraded.product.id
+    : null;
+  if (interval && upgraded && previousProductId) {
+    sub = upgraded;
+    tx.assign(sub, {
+      product: c.product,
+      price: c.productPrice,
+      discount,
+      amount: c.netAmount ?? 0,
+      currency,
+      recurringInterval: interval,
+      status: 'active',
+      currentPeriodStart: now,
+      currentPeriodEnd: periodEnd(now, interval),
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      endsAt: null,
+      customerCancellationReason: null,
+      customerCancellationComment: null,
+      paymentMethod: pm ?? sub.paymentMethod,
+      metadata: { ...sub.metadata, ...c.metadata },
+    });
+  } else if (interval) {
     sub = tx.create(Subscription, {
       organization: c.organization,
       customer: c.customer!,
@@ -116,7 +142,7 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
     subscription: sub,
     checkout: c,
     status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
-    billingReason: interval ? 'subscription_create' : 'purchase',
+    billingReason: !interval ? 'purchase' : previousProductId ? 'subscription_update' : 'subscription_create',
     subtotalAmount: c.amount ?? 0,
     discountAmount: c.discountAmount ?? 0,
     netAmount: c.netAmount ?? 0,
@@ -135,15 +161,18 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
   if (sub) {
     await tx.populate(sub, SUBSCRIPTION_POPULATE);
     const data = serializeSubscription(sub);
-    emitEvent(tx, orgId, 'subscription.created', data);
-    emitEvent(tx, orgId, 'subscription.active', data);
+    if (previousProductId) emitEvent(tx, orgId, 'subscription.updated', data);
+    else {
+      emitEvent(tx, orgId, 'subscription.created', data);
+      emitEvent(tx, orgId, 'subscription.active', data);
+    }
   }
   await tx.populate(order, ORDER_POPULATE);
   const data = serializeOrder(order);
   emitEvent(tx, orgId, 'order.created', data);
   if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
   await tx.flush();
-  return order;
+  return { order, previousProductId };
 }
 
 /** What `fulfilCheckout` did, or an earlier attempt of it had done. */
@@ -155,6 +184,14 @@ export interface FulfilResult extends OrderStepResult {
    * still to request; the checkout succeeds after that (`succeeded` false). Empty once succeeded.
    */
   externalBenefitIds: string[];
+  /**
+   * An upgrade checkout: the third-party benefits of the subscription's previous product that the new
+   * one does not have, to revoke through their workflows (the first-party ones were revoked in the
+   * transaction). Only answered by the run that committed the fulfilment.
+   */
+  externalRevokeBenefitIds?: string[];
+  /** An upgrade checkout moved an existing subscription (its workflow must re-read its period). */
+  upgraded?: boolean;
   /** The checkout is `succeeded`. */
   succeeded: boolean;
   receipt: Receipt | null;
@@ -221,7 +258,7 @@ export async function fulfilCheckout(
     const pm = c.processorPaymentMethod
       ? await savePaymentMethod(tx, { customerId: c.customer.id, processor: opts.processor, method: c.processorPaymentMethod })
       : null;
-    const order = await createOrderIn(tx, c, pm);
+    const { order, previousProductId } = await createOrderIn(tx, c, pm);
     const scope = { orderId: order.id, subscriptionId: order.subscription?.id ?? null, customerId: c.customer.id, productId: c.product.id };
     for (const link of links) {
       if (SHARED_ACCESS_TYPES.has(link.type)) continue;
@@ -232,7 +269,25 @@ export async function fulfilCheckout(
         { stateChanged: false },
       );
     }
-    const succeeded = external.length === 0;
+    const externalRevocations: string[] = [];
+    if (previousProductId && previousProductId !== c.product.id) {
+      // The upgraded subscription no longer grants what only its previous product had.
+      const kept = new Set(links.map((l) => l.benefit_id));
+      for (const old of await benefitLinks(tx, previousProductId)) {
+        if (kept.has(old.benefit_id)) continue;
+        if (SHARED_ACCESS_TYPES.has(old.type)) externalRevocations.push(old.benefit_id);
+        else {
+          await applyBenefitActionIn(tx, integrations, {
+            action: 'revoke',
+            benefitId: old.benefit_id,
+            customerId: scope.customerId,
+            subscriptionId: scope.subscriptionId,
+            orderId: scope.orderId,
+          });
+        }
+      }
+    }
+    const succeeded = external.length === 0 && externalRevocations.length === 0;
     if (succeeded) {
       c.status = 'succeeded';
       await tx.flush();
@@ -242,12 +297,22 @@ export async function fulfilCheckout(
     await emitCustomerStateChanged(tx, c.organization.id, c.customer);
     await tx.flush();
     opts.beforeCommit?.();
-    return { ...scope, externalBenefitIds: external, succeeded, receipt: receiptOf(order) };
+    return {
+      ...scope,
+      externalBenefitIds: external,
+      externalRevokeBenefitIds: externalRevocations,
+      upgraded: previousProductId !== null,
+      succeeded,
+      receipt: receiptOf(order),
+    };
   });
 }
 
 /** Requests the grant of third-party benefits from their benefit-grant workflows (after `fulfilCheckout`). */
 export async function requestExternalGrants(deps: Deps, scope: FulfilResult): Promise<void> {
+  for (const benefitId of scope.externalRevokeBenefitIds ?? []) {
+    await requestGrantAction(deps, benefitId, scope.customerId, { action: 'revoke', subscriptionId: scope.subscriptionId, orderId: scope.orderId });
+  }
   for (const benefitId of scope.externalBenefitIds) {
     await requestGrantAction(deps, benefitId, scope.customerId, {
       action: 'grant',

@@ -1,0 +1,149 @@
+/**
+ * Upgrade checkouts (`subscription_id` on create, as Polar's): a customer on a free monthly plan buys
+ * the paid plan through a checkout naming their subscription. The same subscription moves to the paid
+ * product and price with a new period and a `subscription_update` order; the free plan's benefit is
+ * revoked and the paid plan's granted; the customer still has one subscription. Which subscriptions a
+ * checkout may name is checked at creation (422 on `body.subscription_id`).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { startTestServer, type TestServer } from '../harness.ts';
+import { createProduct } from './helpers.ts';
+import { sellerWithSdk } from '../catalogue/helpers-c.ts';
+import { CONFIRM_SCOPES, buyer, call, confirmRaw, fulfilled, newCheckout, until, type Seller } from '../confirm/helpers.ts';
+
+let srv: TestServer;
+let a: Seller;
+let b: Seller;
+const subscriptions: string[] = [];
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  a = await sellerWithSdk(srv, [...CONFIRM_SCOPES, 'subscriptions:write']);
+  b = await sellerWithSdk(srv, CONFIRM_SCOPES);
+});
+afterAll(async () => {
+  for (const id of subscriptions) {
+    await srv?.deps.temporal.workflow.getHandle(subscriptionWorkflowId(id)).terminate('test finished').catch(() => {});
+  }
+  await srv?.close();
+});
+
+const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+
+async function benefit(s: Seller, body: Record<string, unknown>): Promise<string> {
+  const res = await call(srv.url, s.token, 'POST', '/v1/benefits/', body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+async function withBenefits(s: Seller, product: { id: string }, benefits: string[]) {
+  expect((await call(srv.url, s.token, 'POST', `/v1/products/${product.id}/benefits`, { benefits })).status).toBe(200);
+}
+
+/** A subscription bought through a checkout (free: just an email; paid: tok_visa). */
+async function subscribe(s: Seller, productId: string, paid: boolean) {
+  const c = await newCheckout(srv, s, productId);
+  const res = await confirmRaw(srv, c.client_secret, paid ? { ...buyer(email('paid')), confirmation_token_id: 'tok_visa' } : { customer_email: email('free') });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(await fulfilled(srv, s, c.id)).toBe('succeeded');
+  const list = await call(srv.url, s.token, 'GET', `/v1/subscriptions/?customer_id=${res.body.customer_id}`);
+  const sub = list.body.items[0];
+  subscriptions.push(sub.id);
+  return { sub, customerId: res.body.customer_id as string };
+}
+
+async function grantOf(s: Seller, benefitId: string, customerId: string) {
+  const res = await call(srv.url, s.token, 'GET', `/v1/benefits/${benefitId}/grants?customer_id=${customerId}`);
+  return res.body.items[0] as { is_granted: boolean; is_revoked: boolean } | undefined;
+}
+
+describe('an upgrade checkout', () => {
+  it('moves the free subscription to the paid plan: new period, one subscription, benefits swapped', async () => {
+    const freeNote = await benefit(a, { type: 'custom', description: 'Community', properties: { note: 'Forum access' } });
+    const license = await benefit(a, { type: 'license_keys', description: 'Pro license', properties: { prefix: 'pro' } });
+    const free = await createProduct(srv.url, a.token, { name: 'Free', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
+    const pro = await createProduct(srv.url, a.token, {
+      name: 'Pro',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 2900, price_currency: 'usd' }],
+    });
+    await withBenefits(a, free, [freeNote]);
+    await withBenefits(a, pro, [license]);
+    const { sub, customerId } = await subscribe(a, free.id, false);
+    expect(sub).toMatchObject({ product_id: free.id, amount: 0, status: 'active' });
+    expect((await grantOf(a, freeNote, customerId))?.is_granted).toBe(true);
+
+    const checkout = await newCheckout(srv, a, pro.id, { subscription_id: sub.id, metadata: { plan: 'pro' } });
+    expect(checkout).toMatchObject({ customer_id: customerId, subscription_id: sub.id });
+    // The buyer is the subscription's customer whatever email they type.
+    const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('typed')), confirmation_token_id: 'tok_visa' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.customer_id).toBe(customerId);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+
+    const after = await call(srv.url, a.token, 'GET', `/v1/subscriptions/${sub.id}`);
+    expect(after.body).toMatchObject({
+      id: sub.id,
+      product_id: pro.id,
+      price_id: pro.prices[0]!.id,
+      amount: 2900,
+      status: 'active',
+      cancel_at_period_end: false,
+      metadata: { plan: 'pro' },
+    });
+    expect(Date.parse(after.body.current_period_start)).toBeGreaterThan(Date.parse(sub.current_period_start));
+    const all = await call(srv.url, a.token, 'GET', `/v1/subscriptions/?customer_id=${customerId}`);
+    expect(all.body.items.map((s: { id: string }) => s.id)).toEqual([sub.id]);
+
+    const orders = await call(srv.url, a.token, 'GET', `/v1/orders/?checkout_id=${checkout.id}`);
+    expect(orders.body.items).toHaveLength(1);
+    expect(orders.body.items[0]).toMatchObject({ billing_reason: 'subscription_update', subscription_id: sub.id, status: 'paid', total_amount: 2900 });
+
+    expect((await grantOf(a, license, customerId))?.is_granted).toBe(true);
+    expect((await grantOf(a, freeNote, customerId))?.is_revoked).toBe(true);
+    const state = await call(srv.url, a.token, 'GET', `/v1/customers/${customerId}/state`);
+    expect(state.body.active_subscriptions.map((s: { id: string; product_id: string }) => [s.id, s.product_id])).toEqual([[sub.id, pro.id]]);
+    expect(state.body.granted_benefits.map((g: { benefit_id: string }) => g.benefit_id)).toEqual([license]);
+
+    // Its lifecycle carries on, now for the paid plan.
+    const described = await until(async () => {
+      try {
+        return await srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(sub.id)).describe();
+      } catch {
+        return null;
+      }
+    });
+    expect(described.status.name).toBe('RUNNING');
+  });
+
+  it('names only a live free subscription of the organization, for recurring products and its own customer', async () => {
+    const free = await createProduct(srv.url, a.token, { name: 'Starter', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
+    const paid = await createProduct(srv.url, a.token, {
+      name: 'Team',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 5000, price_currency: 'usd' }],
+    });
+    const once = await createProduct(srv.url, a.token, { name: 'Add-on', prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] });
+    const { sub: freeSub } = await subscribe(a, free.id, false);
+    const { sub: paidSub } = await subscribe(a, paid.id, true);
+    const other = await call(srv.url, a.token, 'POST', '/v1/customers/', { email: email('other') });
+
+    const refused = async (s: Seller, body: Record<string, unknown>) => {
+      const res = await call(srv.url, s.token, 'POST', '/v1/checkouts/', body);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'subscription_id']);
+      return res.body.detail[0].msg as string;
+    };
+    expect(await refused(a, { product_id: paid.id, subscription_id: randomUUID() })).toMatch(/does not exist/);
+    expect(await refused(b, { product_id: (await createProduct(srv.url, b.token, { name: 'B plan', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 100, price_currency: 'usd' }] })).id, subscription_id: freeSub.id })).toMatch(/does not exist/);
+    expect(await refused(a, { product_id: paid.id, subscription_id: paidSub.id })).toMatch(/free price/);
+    expect(await refused(a, { product_id: once.id, subscription_id: freeSub.id })).toMatch(/recurring/);
+    expect(await refused(a, { product_id: paid.id, subscription_id: freeSub.id, customer_id: other.body.id })).toMatch(/another customer/);
+
+    const revoked = await call(srv.url, a.token, 'DELETE', `/v1/subscriptions/${freeSub.id}`);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(await refused(a, { product_id: paid.id, subscription_id: freeSub.id })).toMatch(/not active/);
+  }, 60_000);
+});
