@@ -230,6 +230,12 @@ describe('a declined card', () => {
     expect(after.status).toBe('open');
     expect(after.customerId).toBeNull();
     const em = srv.deps.orm.em.fork();
+    // What the buyer typed was kept on the open checkout, and announced.
+    expect(after.customerEmail).toBe(buyerEmail);
+    const announced = (await em.find(OutboxEvent, { organizationId: a.organization.id, type: 'checkout.updated' }))
+      .map((e) => e.data as { id: string; status: string; customer_email: string | null })
+      .filter((d) => d.id === checkout.id);
+    expect(announced.some((d) => d.status === 'open' && d.customer_email === buyerEmail)).toBe(true);
     expect(await em.count(Order, { checkout: checkout.id })).toBe(0);
     expect(await em.count(Customer, { organization: a.organization.id, email: buyerEmail })).toBe(0);
     expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(0);

@@ -231,6 +231,7 @@ export interface ConfirmDeps {
 
 /** What step 1 hands to the charge and to step 3. */
 interface Prepared {
+  changed: boolean;
   checkoutId: string;
   tokenId: string | null;
   email: string;
@@ -274,6 +275,7 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
     // per checkout, so a new payment needs a new checkout.
     if (await tx.count(Order, { checkout: c.id })) throw NotOpenCheckout('This checkout was refunded; start a new checkout.');
     const { confirmation_token_id: tokenId, ...update } = input;
+    const modifiedBefore = c.modifiedAt?.getTime() ?? null;
     await updateCheckout(tx, c, update, 'public');
     requireConfirmFields(c, tokenId);
     const customer = await findCustomer(tx, c);
@@ -281,6 +283,8 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
     await reserveRedemption(tx, c);
     await tx.flush();
     return {
+      // The buyer's last changes were saved (modified_at moved): a decline must still announce them.
+      changed: (c.modifiedAt?.getTime() ?? null) !== modifiedBefore,
       checkoutId: c.id,
       tokenId: tokenId ?? null,
       email: c.customerEmail!,
@@ -365,8 +369,15 @@ export async function confirmCheckout(
   try {
     charged = await charge(processor, p);
   } catch (err) {
-    // A decline keeps the checkout open: give the reservation back.
-    await em.fork().transactional((tx) => releaseRedemption(tx, p.checkoutId));
+    // A decline keeps the checkout open: give the reservation back, and announce the buyer's changes
+    // that step 1 saved (on success step 3's checkout.updated carries them).
+    await em.fork().transactional(async (tx) => {
+      await releaseRedemption(tx, p.checkoutId);
+      if (!p.changed) return;
+      const c = await tx.findOneOrFail(Checkout, { id: p.checkoutId }, { populate: CHECKOUT_POPULATE });
+      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+      await tx.flush();
+    });
     throw err;
   }
 
