@@ -42,4 +42,9 @@ describe('refunds with the Stripe processor', () => {
     await orderWithStatus(srv, s, order.id, 'refunded', 1500);
     expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds')).toHaveLength(2);
   });
+
+  it('has no sandbox card endpoint', async () => {
+    const res = await call(srv.url, null, 'POST', '/v1/sandbox/confirmation-tokens', { card_number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' });
+    expect(res.status).toBe(404);
+  });
 });

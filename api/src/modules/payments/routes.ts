@@ -1,6 +1,6 @@
 /** Public sandbox endpoint: test card number → confirmation token, for the hosted checkout page. */
 import { z } from 'zod/v4';
-import { fieldError } from '../../kit/errors.ts';
+import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { TEST_CARDS, luhnValid } from './cards.ts';
 import { createSandboxConfirmationToken } from './sandbox.ts';
@@ -23,7 +23,9 @@ export const routes: RouteSpec[] = [
       id: z.string(),
       card: z.object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() }),
     }),
-    async handler({ body, em }) {
+    async handler({ body, em, deps }) {
+      // Only the sandbox processor knows these tokens; with Stripe the page tokenizes through Stripe.js.
+      if (deps.cfg.PAYMENT_PROCESSOR !== 'sandbox') throw ResourceNotFound();
       if (!luhnValid(body.card_number)) throw fieldError(['body', 'card_number'], 'Your card number is invalid.');
       const now = new Date();
       const expired =
