@@ -187,6 +187,11 @@ describe('seller checkouts through the SDK', () => {
     const both = await a.polar.checkouts.list({ productId: [p1.id, p2.id], sorting: ['-created_at'], limit: 2 });
     expect(both.result.items.map((c) => c.id)).toEqual([c3.id, c2.id]);
     expect(both.result.pagination).toEqual({ totalCount: 3, maxPage: 2 });
+    // Every checkout expires its TTL after its creation: expires_at sorts as created_at does.
+    const byExpiry = await a.polar.checkouts.list({ productId: [p1.id, p2.id], sorting: ['-expires_at'] });
+    expect(byExpiry.result.items.map((c) => c.id)).toEqual([c3.id, c2.id, c1.id]);
+    const byExpiryAsc = await a.polar.checkouts.list({ productId: [p1.id, p2.id], sorting: ['expires_at'] });
+    expect(byExpiryAsc.result.items.map((c) => c.id)).toEqual([c1.id, c2.id, c3.id]);
     const bad = await call(srv.url, a.token, 'GET', '/v1/checkouts/?sorting=amount');
     expect(locs(bad.body)).toEqual(['query.sorting']);
 

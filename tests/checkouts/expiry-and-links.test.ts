@@ -7,6 +7,7 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
 import { WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
 import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
+import { Order } from '../../api/src/modules/orders/entities.ts';
 import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { anonymousPolar, call, checkoutSeller, createProduct, post, publicUrl, type Seller } from './helpers.ts';
@@ -68,6 +69,14 @@ describe('checkout expiry through the worker', () => {
     await expect(anonymousPolar(srv).checkouts.clientGet({ clientSecret: c.clientSecret })).rejects.toBeInstanceOf(ResourceNotFound);
     const pub = await call(srv.url, null, 'PATCH', `/v1/checkouts/client/${c.clientSecret}`, { customer_name: 'Too late' });
     expect(pub.status).toBe(404);
+    const confirm = await call(srv.url, null, 'POST', `/v1/checkouts/client/${c.clientSecret}/confirm`, {
+      customer_email: 'late@example.com',
+      customer_name: 'Too Late',
+      customer_billing_address: { country: 'US' },
+      confirmation_token_id: 'tok_visa',
+    });
+    expect(confirm.status).toBe(404);
+    expect(await srv.deps.orm.em.fork().count(Order, { checkout: c.id })).toBe(0);
     await expect(a.polar.checkouts.update({ id: c.id, checkoutUpdate: { metadata: { late: true } } })).rejects.toBeInstanceOf(
       NotOpenCheckout,
     );

@@ -182,6 +182,12 @@ describe('confirming a monthly subscription', () => {
 
     const state = await a.polar.customers.getState({ id: confirmed.customerId! });
     expect(state.activeSubscriptions.map((s) => s.id)).toEqual([sub.id]);
+    // The same state by the seller's own id for the customer.
+    const externalId = `user-${randomUUID()}`;
+    expect((await call(srv.url, a.token, 'PATCH', `/v1/customers/${confirmed.customerId}`, { external_id: externalId })).status).toBe(200);
+    const byExternal = await a.polar.customers.getStateExternal({ externalId });
+    expect(byExternal.id).toBe(confirmed.customerId);
+    expect(byExternal.activeSubscriptions.map((s) => s.id)).toEqual([sub.id]);
 
     const methods = await srv.deps.orm.em.fork().find(PaymentMethod, { customer: confirmed.customerId! });
     expect(methods).toHaveLength(1);

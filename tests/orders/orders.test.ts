@@ -102,6 +102,11 @@ describe('listing orders', () => {
     expect([bySubscription[0], bySubscription.at(-1)]).toContain(two.order.id);
     const created = await order('created_at');
     expect(new Set(created)).toEqual(new Set([one.order.id, two.order.id, three.order.id]));
+    const times = async (key: string) => ((await list(a, `?sorting=${key}`)).items as { created_at: string }[]).map((i) => i.created_at);
+    const ascending = await times('created_at');
+    expect(new Set(ascending).size).toBe(3);
+    expect(ascending).toEqual([...ascending].sort());
+    expect(await times('-created_at')).toEqual([...ascending].reverse());
     const sdk = await a.polar.orders.list({ sorting: ['-customer'] });
     expect(ids(sdk.result.items)).toEqual([one.order.id, three.order.id, two.order.id]);
   });
