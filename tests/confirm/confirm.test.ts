@@ -12,7 +12,9 @@ import { AlreadyActiveSubscriptionError } from '@polar-sh/sdk/models/errors/alre
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Order } from '../../api/src/modules/orders/entities.ts';
 import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
-import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { SandboxCharge, SandboxRefund } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
+import { checkoutConfirmSchema, confirmCheckout } from '../../api/src/modules/checkouts/confirm.ts';
 import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
 import { startTestServer, waitForMail, type TestServer } from '../harness.ts';
 import { createProduct } from '../checkouts/helpers.ts';
@@ -295,6 +297,33 @@ describe('the customer a purchase goes to', () => {
     const mine = await call(srv.url, a.token, 'GET', `/v1/customers/external/${ext}`);
     expect(ok.body.customer_id).toBe(mine.body.id);
     expect((await charges(checkout.id)).filter((c) => c.status === 'succeeded')).toHaveLength(1);
+  });
+});
+
+describe('a confirmation that fails after the charge', () => {
+  it('gives the money back at once, and paying again (same token) charges anew', async () => {
+    const product = await createProduct(srv.url, a.token, { name: 'Fragile', prices: fixed(1200) });
+    const checkout = await newCheckout(srv, a, product.id);
+    const body = checkoutConfirmSchema.parse({ ...buyer(email('fragile')), confirmation_token_id: 'tok_visa' });
+    // Step 3's transaction fails for a reason that is not a rule (as a database error would).
+    await expect(
+      confirmCheckout(srv.deps.orm.em.fork(), srv.deps, checkout.client_secret, body, () => {
+        throw new Error('database went away');
+      }),
+    ).rejects.toThrow('database went away');
+    const first = await charges(checkout.id);
+    expect(first.map((c) => c.status)).toEqual(['succeeded']);
+    const em = srv.deps.orm.em.fork();
+    expect(await em.count(SandboxRefund, { chargeId: first[0]!.id })).toBe(1);
+    expect((await pub.checkouts.clientGet({ clientSecret: checkout.client_secret })).status).toBe('open');
+
+    const again = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('fragile')), confirmation_token_id: 'tok_visa' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    const all = await charges(checkout.id);
+    expect(all).toHaveLength(2);
+    const confirmed = await em.findOneOrFail(Checkout, { id: checkout.id }, { refresh: true });
+    expect(confirmed.processorChargeId).not.toBe(first[0]!.id);
   });
 });
 

@@ -390,15 +390,32 @@ export async function confirmCheckout(
       const raced = err instanceof UniqueConstraintViolationException;
       if (raced && attempt < 2) continue;
       const abort = raced ? new Abort(ResourceAlreadyExists('A concurrent checkout is creating this customer; retry.'), charged.chargeId != null) : err;
-      if (!(abort instanceof Abort)) throw abort;
-      if (abort.refund && charged.chargeId) {
-        await refundUnfulfilledCharge(em, processor, {
-          checkoutId: p.checkoutId,
-          chargeId: charged.chargeId,
-          amount: p.totalAmount!,
-          idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}`,
-        });
+      const refund = {
+        checkoutId: p.checkoutId,
+        chargeId: charged.chargeId!,
+        amount: p.totalAmount!,
+        idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}`,
+      };
+      if (!(abort instanceof Abort)) {
+        // Anything else (the database failed, a bug): the charge must not stay without an order. But
+        // the commit may have happened all the same (a connection lost after COMMIT), so the money goes
+        // back only if the checkout is seen not to hold this charge; if even that cannot be read, it
+        // stays (the buyer's retry with the same token replays it).
+        if (charged.chargeId) {
+          const held = await em
+            .fork()
+            .findOne(Checkout, { id: p.checkoutId }, { fields: ['processorChargeId'] })
+            .then((c) => c?.processorChargeId === charged.chargeId)
+            .catch(() => true);
+          if (!held) {
+            await refundUnfulfilledCharge(em, processor, refund).catch((refundErr: unknown) => {
+              throw new AggregateError([abort, refundErr], 'The confirmation failed and its charge could not be refunded.');
+            });
+          }
+        }
+        throw abort;
       }
+      if (abort.refund && charged.chargeId) await refundUnfulfilledCharge(em, processor, refund);
       throw abort.error;
     }
   }
