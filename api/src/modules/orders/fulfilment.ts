@@ -87,16 +87,16 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
   const previousProductId = upgraded && ACTIVE_SUBSCRIPTION_STATUSES.includes(upgraded.status) && !upgraded.endedAt && upgraded.customer.id === c.customer!.id
     ? upgraded.product.id
     : null;
-  if (interval && upgraded && previousProductId) {
-    sub = upgraded;
-    tx.assign(sub, {
+  if (interval) {
+    // What the checkout bought, for a new subscription or the upgraded one alike: a period from now.
+    const bought = {
       product: c.product,
       price: c.productPrice,
       discount,
       amount: c.netAmount ?? 0,
       currency,
       recurringInterval: interval,
-      status: 'active',
+      status: 'active' as const,
       currentPeriodStart: now,
       currentPeriodEnd: periodEnd(now, interval),
       cancelAtPeriodEnd: false,
@@ -104,33 +104,21 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
       endsAt: null,
       customerCancellationReason: null,
       customerCancellationComment: null,
-      paymentMethod: pm ?? sub.paymentMethod,
-      metadata: { ...sub.metadata, ...c.metadata },
-    });
-  } else if (interval) {
-    sub = tx.create(Subscription, {
-      organization: c.organization,
-      customer: c.customer!,
-      product: c.product,
-      price: c.productPrice,
-      discount,
-      checkout: c,
-      amount: c.netAmount ?? 0,
-      currency,
-      recurringInterval: interval,
-      status: 'active',
-      currentPeriodStart: now,
-      currentPeriodEnd: periodEnd(now, interval),
-      cancelAtPeriodEnd: false,
-      canceledAt: null,
-      startedAt: now,
-      endsAt: null,
-      endedAt: null,
-      customerCancellationReason: null,
-      customerCancellationComment: null,
-      paymentMethod: pm,
-      metadata: { ...c.metadata },
-    });
+    };
+    if (upgraded && previousProductId) {
+      sub = tx.assign(upgraded, { ...bought, paymentMethod: pm ?? upgraded.paymentMethod, metadata: { ...upgraded.metadata, ...c.metadata } });
+    } else {
+      sub = tx.create(Subscription, {
+        ...bought,
+        organization: c.organization,
+        customer: c.customer!,
+        checkout: c,
+        startedAt: now,
+        endedAt: null,
+        paymentMethod: pm,
+        metadata: { ...c.metadata },
+      });
+    }
   }
   const total = c.totalAmount ?? 0;
   const order = tx.create(Order, {
