@@ -123,6 +123,8 @@ export const configSchema = z
 
     /** Lifetime of a checkout session: it expires (status `expired`, 404 by client secret) this long after creation. */
     CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),
+    /** How long a charge whose confirmation never recorded its outcome waits before it is settled (refunded). */
+    CHECKOUT_CHARGE_SETTLE_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(600),
 
     /** Serve the built admin and portal UIs from the API process. */
     SERVE_UI: bool.default(true),

@@ -38,7 +38,7 @@ import { routes as metricsRoutes } from './metrics/routes.ts';
 import { routes as repositoryRoutes } from './repositories/routes.ts';
 import { routes as sandboxRoutes } from './payments/routes.ts';
 import { sandboxEntities } from './payments/sandbox-entities.ts';
-import { Checkout, DiscountRedemption } from './checkouts/entities.ts';
+import { Checkout, CheckoutChargeAttempt, DiscountRedemption } from './checkouts/entities.ts';
 import { Order } from './orders/entities.ts';
 import { Subscription } from './subscriptions/entities.ts';
 import { PaymentMethod } from './payment-methods/entities.ts';
@@ -99,7 +99,7 @@ export const allEntities = [
   Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,
   Checkout, TaxRate,
-  DiscountRedemption, Order, Subscription, PaymentMethod,
+  DiscountRedemption, CheckoutChargeAttempt, Order, Subscription, PaymentMethod,
   WorkflowStart,
   Refund,
 ];

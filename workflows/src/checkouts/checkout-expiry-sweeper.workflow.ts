@@ -1,6 +1,8 @@
 /**
  * checkout-expiry:<task_queue> — long-lived: marks open checkouts `expired` once their `expires_at`
- * has passed, in batches, for every checkout of the database (issue #5: one timer for all checkouts
+ * has passed, in batches, for every checkout of the database, and settles the charges whose
+ * confirmation died before recording their outcome (checkouts/confirm.ts `settleAbandonedCharges`,
+ * at most CHECKOUT_CHARGE_SETTLE_SECONDS after they were made, plus a round) (issue #5: one timer for all checkouts
  * instead of a workflow start, a workflow task and a timer per checkout). Started by the worker at
  * start-up (workers/src/checkout-expiry-sweeper.ts, USE_EXISTING: one per task queue); several
  * sweepers on one database (several task queues) are safe, the batch skips rows another holds.
@@ -55,7 +57,11 @@ export async function checkoutExpirySweeperWorkflow(input: CheckoutExpirySweeper
     if (round.expired >= limit) continue;
     const ttlMs = round.ttlSeconds * 1000;
     const untilNext = round.nextExpiresAt === null ? ttlMs : Date.parse(round.nextExpiresAt) - Date.parse(round.now);
-    await sleep(Math.max(minSleepMs, Math.min(untilNext, ttlMs)));
+    // Abandoned charges: the oldest unsettled one's due time; an attempt made while this round slept
+    // falls due no earlier than the grace period after it, so that also caps the sleep.
+    const graceMs = round.chargeSettleSeconds ? round.chargeSettleSeconds * 1000 : Infinity;
+    const untilCharge = round.nextChargeDueAt ? Date.parse(round.nextChargeDueAt) - Date.parse(round.now) : Infinity;
+    await sleep(Math.max(minSleepMs, Math.min(untilNext, ttlMs, untilCharge, graceMs)));
   }
   await continueAsNew<typeof checkoutExpirySweeperWorkflow>(input);
 }

@@ -7,8 +7,9 @@
  *    reserve the discount redemption with one atomic conditional UPDATE of `redemptions_count` (no
  *    row lock held beyond this transaction), recorded as the checkout's `discount_redemptions` row.
  *    A reservation is per checkout: a retry reuses it.
- * 2. Charge, outside any transaction. A decline releases the reservation (PaymentError, checkout
- *    stays `open`, no customer written).
+ * 2. Charge, outside any transaction, recorded first as a `checkout_charge_attempts` row (pending
+ *    until its outcome is recorded; the sweeper settles one a dead process left, `settleAbandonedCharges`).
+ *    A decline releases the reservation (PaymentError, checkout stays `open`, no customer written).
  * 3. Commit (one short transaction, checkout row locked): if the checkout is still open and unchanged,
  *    find or create the customer, mark it `confirmed` with the charge, and record the
  *    `checkout-confirm:<id>` workflow start durably (kit/workflow-starts.ts) in the same transaction.
@@ -26,6 +27,7 @@
  * customer with the buyer's email, else a new one; a unique violation while creating it (another
  * checkout created the same customer meanwhile) retries step 3 once, then refunds.
  */
+import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException, raw } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
@@ -41,7 +43,7 @@ import { createProcessor, type PaymentProcessor } from '../payments/index.ts';
 import { ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { Checkout, DiscountRedemption } from './entities.ts';
+import { Checkout, CheckoutChargeAttempt, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { CHECKOUT_POPULATE, CHECKOUT_SECRET_PREFIX, NotOpenCheckout, notRedeemable, updateCheckout, validateCustomFieldData } from './service.ts';
 
@@ -260,10 +262,86 @@ function chargeKey(checkoutId: string, tokenId: string, attempt: number): string
 export async function refundUnfulfilledCharge(
   em: EntityManager,
   processor: PaymentProcessor,
-  input: { checkoutId: string; chargeId: string; amount: number; idempotencyKey: string },
+  input: { checkoutId: string; chargeId: string; amount: number; idempotencyKey: string; attemptKey?: string },
 ): Promise<void> {
   await processor.refund({ chargeId: input.chargeId, amount: input.amount, idempotencyKey: input.idempotencyKey });
-  await em.fork().nativeUpdate(Checkout, { id: input.checkoutId }, { chargeAttempt: raw('"charge_attempt" + 1') });
+  await em.fork().transactional(async (tx) => {
+    await tx.nativeUpdate(Checkout, { id: input.checkoutId }, { chargeAttempt: raw('"charge_attempt" + 1') });
+    const which = input.attemptKey ? { $or: [{ chargeId: input.chargeId }, { idempotencyKey: input.attemptKey }] } : { chargeId: input.chargeId };
+    await tx.nativeUpdate(
+      CheckoutChargeAttempt,
+      { checkout: input.checkoutId, ...which },
+      { status: 'refunded', chargeId: input.chargeId, settledAt: new Date() },
+    );
+  });
+}
+
+/** Records a pending charge attempt's outcome; answers whether it was still pending. */
+async function settleAttempt(
+  em: EntityManager,
+  idempotencyKey: string,
+  status: CheckoutChargeAttempt['status'],
+  chargeId: string | null,
+): Promise<boolean> {
+  return (await em.nativeUpdate(CheckoutChargeAttempt, { idempotencyKey, status: 'pending' }, { status, chargeId, settledAt: new Date() })) > 0;
+}
+
+/**
+ * Settles the charge attempts left `pending` for longer than `graceSeconds` (their confirmation died
+ * between the processor call and recording its outcome): asks the processor again with the same
+ * idempotency key, which answers the first outcome (or, had the first call never arrived, makes the
+ * charge now). Under the checkout's lock: kept (`confirmed`) if the checkout holds that charge, else
+ * claimed for a refund (`refunding`, so a late step 3 of that confirmation is refused); then refunded,
+ * the checkout moving to its next charge attempt. A `refunding` attempt left by a crash is refunded
+ * again (one refund per charge: the key is the charge's). An attempt the processor cannot answer for
+ * now stays for the next round. Answers how many were settled and when the next falls due (ISO).
+ */
+export async function settleAbandonedCharges(
+  em: EntityManager,
+  processor: PaymentProcessor,
+  opts: { graceSeconds: number; limit: number },
+): Promise<{ settled: number; nextDueAt: string | null }> {
+  const due = await em
+    .fork()
+    .find(
+      CheckoutChargeAttempt,
+      { status: { $in: ['pending', 'refunding'] }, createdAt: { $lte: new Date(Date.now() - opts.graceSeconds * 1000) } },
+      { orderBy: { createdAt: 'asc' }, limit: opts.limit },
+    );
+  let settled = 0;
+  for (const a of due) {
+    const checkoutId = a.checkout.id;
+    try {
+      let chargeId = a.status === 'refunding' ? a.chargeId : null;
+      if (a.status === 'pending') {
+        const result = await processor.confirmPayment(a.request);
+        chargeId = await em.fork().transactional(async (tx) => {
+          const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          if (result.status === 'declined') return (await settleAttempt(tx, a.idempotencyKey, 'declined', result.chargeId), null);
+          if (c?.processorChargeId === result.chargeId) return (await settleAttempt(tx, a.idempotencyKey, 'confirmed', result.chargeId), null);
+          return (await settleAttempt(tx, a.idempotencyKey, 'refunding', result.chargeId)) ? result.chargeId : null;
+        });
+      }
+      if (chargeId) {
+        await refundUnfulfilledCharge(em, processor, {
+          checkoutId,
+          chargeId,
+          amount: a.request.amount,
+          idempotencyKey: `checkout:${checkoutId}:refund:${chargeId}`,
+        });
+      }
+      settled++;
+    } catch {
+      // The processor or the database failed: the attempt stays as it was for the next round.
+    }
+  }
+  const [next] = await em
+    .fork()
+    .execute<{ next: Date | string | null }[]>(
+      `select min("created_at") as "next" from "checkout_charge_attempts" where "status" in ('pending', 'refunding')`,
+    );
+  const nextDueAt = next?.next == null ? null : new Date(new Date(next.next).getTime() + opts.graceSeconds * 1000).toISOString();
+  return { settled, nextDueAt };
 }
 
 /** Step 1: see the file comment. */
@@ -308,14 +386,14 @@ interface Charged {
 }
 
 /** Step 2: the processor calls, holding no database connection of the caller's pool. */
-async function charge(processor: PaymentProcessor, p: Prepared): Promise<Charged> {
+async function charge(em: EntityManager, processor: PaymentProcessor, p: Prepared): Promise<Charged> {
   if (!p.paymentRequired && !p.setupRequired) return { processorCustomerId: p.processorCustomerId, chargeId: null, savedMethod: null };
   try {
     const processorCustomerId =
       p.processorCustomerId ??
       (await processor.createCustomer({ email: p.email, name: p.name, idempotencyKey: `checkout:${p.checkoutId}:customer:${p.email}` })).id;
     if (p.paymentRequired) {
-      const result = await processor.confirmPayment({
+      const request: ChargeRequest = {
         amount: p.totalAmount!,
         currency: p.currency!,
         confirmationTokenId: p.tokenId!,
@@ -323,8 +401,22 @@ async function charge(processor: PaymentProcessor, p: Prepared): Promise<Charged
         savePaymentMethod: p.recurring,
         idempotencyKey: chargeKey(p.checkoutId, p.tokenId!, p.chargeAttempt),
         metadata: { checkout_id: p.checkoutId },
-      });
-      if (result.status === 'declined') throw PaymentError(result.message);
+      };
+      // Written before the call: should this process die before the outcome is recorded, the sweeper
+      // finds the attempt pending and settles it (settleAbandonedCharges). A retry with the same key
+      // keeps the first row.
+      await em
+        .fork()
+        .execute(
+          `insert into "checkout_charge_attempts" ("id", "checkout_id", "idempotency_key", "request", "status", "created_at")
+           values (?, ?, ?, ?::jsonb, 'pending', now()) on conflict ("idempotency_key") do nothing`,
+          [randomUUID(), p.checkoutId, request.idempotencyKey, JSON.stringify(request)],
+        );
+      const result = await processor.confirmPayment(request);
+      if (result.status === 'declined') {
+        await settleAttempt(em.fork(), request.idempotencyKey, 'declined', result.chargeId);
+        throw PaymentError(result.message);
+      }
       return { processorCustomerId, chargeId: result.chargeId, savedMethod: p.recurring ? result.paymentMethod : null };
     }
     const result = await processor.setupPaymentMethod({
@@ -367,7 +459,7 @@ export async function confirmCheckout(
   const processor = processorFor(deps.cfg, deps.orm);
   let charged: Charged;
   try {
-    charged = await charge(processor, p);
+    charged = await charge(em, processor, p);
   } catch (err) {
     // A decline keeps the checkout open: give the reservation back, and announce the buyer's changes
     // that step 1 saved (on success step 3's checkout.updated carries them).
@@ -395,6 +487,7 @@ export async function confirmCheckout(
         chargeId: charged.chargeId!,
         amount: p.totalAmount!,
         idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}`,
+        attemptKey: p.tokenId ? chargeKey(p.checkoutId, p.tokenId, p.chargeAttempt) : undefined,
       };
       if (!(abort instanceof Abort)) {
         // Anything else (the database failed, a bug): the charge must not stay without an order. But
@@ -460,6 +553,10 @@ async function commitConfirmation(
     c.status = 'confirmed';
     c.customer = customer;
     c.processorChargeId = charged.chargeId;
+    // The sweeper may have settled this charge as abandoned (a confirmation stalled past the grace period).
+    if (charged.chargeId && p.tokenId && !(await settleAttempt(tx, chargeKey(c.id, p.tokenId, p.chargeAttempt), 'confirmed', charged.chargeId))) {
+      throw new Abort(NotOpenCheckout('This payment was given back; please pay again.'), false);
+    }
     c.processorPaymentMethod = charged.savedMethod;
     const { token } = createCustomerSession(tx, customer);
     await tx.flush();

@@ -107,3 +107,47 @@ export const DiscountRedemption = defineEntity({
   },
 });
 export type DiscountRedemption = InferEntity<typeof DiscountRedemption>;
+
+/** What a checkout's charge asked the processor for: enough to ask again with the same idempotency key. */
+export interface ChargeRequest {
+  amount: number;
+  currency: string;
+  confirmationTokenId: string;
+  processorCustomerId: string;
+  savePaymentMethod: boolean;
+  idempotencyKey: string;
+  metadata: Record<string, string>;
+}
+
+export const CHARGE_ATTEMPT_STATUSES = ['pending', 'declined', 'confirmed', 'refunding', 'refunded'] as const;
+
+/**
+ * One charge a confirmation asked the processor for, written before the call (confirm.ts `charge`):
+ * `pending` until its outcome is known, then `declined`, `confirmed` (the checkout holds it) or
+ * `refunded` (it will have no order). One left `pending` belongs to a confirmation that died between
+ * the charge and its outcome; the checkout-expiry sweeper settles it (`settleAbandonedCharges`): asks
+ * again with the same key and refunds what the checkout does not hold (`refunding` until the
+ * processor has done it).
+ */
+export const CheckoutChargeAttempt = defineEntity({
+  name: 'CheckoutChargeAttempt',
+  tableName: 'checkout_charge_attempts',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    checkout: () => p.manyToOne(Checkout).deleteRule('cascade').index(),
+    idempotencyKey: p.string().unique(),
+    request: p.json<ChargeRequest>(),
+    status: p.enum(CHARGE_ATTEMPT_STATUSES).default('pending'),
+    chargeId: p.string().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    settledAt: p.datetime().nullable(),
+  },
+  indexes: [
+    {
+      // The sweeper's question: the unsettled attempts, oldest first.
+      name: 'checkout_charge_attempts_unsettled_index',
+      expression: `create index "checkout_charge_attempts_unsettled_index" on "checkout_charge_attempts" ("created_at") where "status" in ('pending', 'refunding')`,
+    },
+  ],
+});
+export type CheckoutChargeAttempt = InferEntity<typeof CheckoutChargeAttempt>;
