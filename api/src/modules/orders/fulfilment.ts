@@ -420,6 +420,11 @@ export async function compensateCheckout(
       order.status = 'refunded';
       order.refundedAmount = order.netAmount;
       order.refundedTaxAmount = order.taxAmount;
+      await tx.flush();
+      await tx.populate(order, ORDER_POPULATE);
+      const data = serializeOrder(order);
+      emitEvent(tx, order.organization.id, 'order.refunded', data);
+      emitEvent(tx, order.organization.id, 'order.updated', data);
     }
     if (c.status === 'confirmed') {
       c.status = 'open';
