@@ -8,6 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { BenefitGrant } from '../../api/src/modules/benefits/grants.ts';
+import { createIntegrations } from '../../api/src/modules/benefits/integrations.ts';
+import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
+import { fulfilCheckout } from '../../api/src/modules/orders/fulfilment.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { createProduct } from './helpers.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
@@ -116,6 +120,41 @@ describe('an upgrade checkout', () => {
       }
     });
     expect(described.status.name).toBe('RUNNING');
+  });
+
+  it('revokes the old plan’s GitHub access through its workflow, also when a retry has to ask again', async () => {
+    const github = await benefit(a, {
+      type: 'github_repository',
+      description: 'Community repo',
+      properties: { repository_owner: 'acme', repository_name: 'community', permission: 'pull' },
+    });
+    const free = await createProduct(srv.url, a.token, { name: 'Free tier', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
+    const pro = await createProduct(srv.url, a.token, {
+      name: 'Pro tier',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 1900, price_currency: 'usd' }],
+    });
+    await withBenefits(a, free, [github]);
+    const { sub, customerId } = await subscribe(a, free.id, false);
+    // No GitHub account chosen yet: the grant exists, pending.
+    await until(async () => (await grantOf(a, github, customerId)) ?? null);
+
+    const checkout = await newCheckout(srv, a, pro.id, { subscription_id: sub.id });
+    const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('up')), confirmation_token_id: 'tok_visa' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
+    await until(async () => ((await grantOf(a, github, customerId))?.is_revoked ? true : null));
+
+    // As if the worker had died after the fulfilment committed, before queueing that revocation: the
+    // retry of the step finds the order and answers the revocation still to request.
+    const em = srv.deps.orm.em.fork();
+    await em.nativeUpdate(Checkout, { id: checkout.id }, { status: 'confirmed' });
+    await em.nativeUpdate(BenefitGrant, { benefit: github, customer: customerId }, { revokedAt: null });
+    const retry = await fulfilCheckout(srv.deps.orm.em.fork(), createIntegrations(srv.deps.cfg), checkout.id, {
+      processor: 'sandbox',
+      publicUrl: srv.deps.cfg.PUBLIC_URL,
+    });
+    expect(retry).toMatchObject({ subscriptionId: sub.id, succeeded: false, externalBenefitIds: [], externalRevokeBenefitIds: [github] });
   });
 
   it('names only a live free subscription of the organization, for recurring products and its own customer', async () => {

@@ -200,6 +200,22 @@ async function benefitLinks(tx: EntityManager, productId: string): Promise<{ ben
   );
 }
 
+/** The subscription's unrevoked third-party grants (GitHub, Discord) whose benefit is not among `links`. */
+async function sharedGrantsNotOn(
+  tx: EntityManager,
+  subscriptionId: string,
+  customerId: string,
+  links: { benefit_id: string }[],
+): Promise<string[]> {
+  const kept = new Set(links.map((l) => l.benefit_id));
+  const rows = await tx.execute<{ benefit_id: string }[]>(
+    `select distinct g.benefit_id from benefit_grants g join benefits b on b.id = g.benefit_id
+      where g.subscription_id = ? and g.customer_id = ? and g.revoked_at is null and b.type in ('github_repository', 'discord')`,
+    [subscriptionId, customerId],
+  );
+  return rows.map((r) => r.benefit_id).filter((id) => !kept.has(id));
+}
+
 /**
  * The fulfilment of a confirmed checkout in ONE transaction (issue #5): the saved payment method, the
  * order (and subscription), the grant of every benefit that needs no third party (license keys,
@@ -232,12 +248,19 @@ export async function fulfilCheckout(
     const existing = await tx.findOne(Order, { checkout: c.id }, { populate: ['customer', 'product', 'organization'] });
     if (existing) {
       const succeeded = c.status === 'succeeded';
+      const subscriptionId = existing.subscription?.id ?? null;
       return {
         orderId: existing.id,
-        subscriptionId: existing.subscription?.id ?? null,
+        subscriptionId,
         customerId: c.customer.id,
         productId: c.product.id,
         externalBenefitIds: succeeded ? [] : external,
+        // A retry of an upgrade that committed but did not get to queue its revocations: what the
+        // subscription still grants of a third party and the bought product does not have.
+        externalRevokeBenefitIds:
+          !succeeded && subscriptionId && existing.billingReason === 'subscription_update'
+            ? await sharedGrantsNotOn(tx, subscriptionId, c.customer.id, links)
+            : [],
         succeeded,
         receipt: receiptOf(existing),
       };
