@@ -36,6 +36,12 @@ afterAll(async () => {
 
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
 
+/** A monthly product at `amount` (minor units), or free with null. */
+function monthly(s: Seller, name: string, amount: number | null) {
+  const price = amount === null ? { amount_type: 'free' } : { amount_type: 'fixed', price_amount: amount, price_currency: 'usd' };
+  return createProduct(srv.url, s.token, { name, recurring_interval: 'month', prices: [price] });
+}
+
 async function benefit(s: Seller, body: Record<string, unknown>): Promise<string> {
   const res = await call(srv.url, s.token, 'POST', '/v1/benefits/', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -67,12 +73,8 @@ describe('an upgrade checkout', () => {
   it('moves the free subscription to the paid plan: new period, one subscription, benefits swapped', async () => {
     const freeNote = await benefit(a, { type: 'custom', description: 'Community', properties: { note: 'Forum access' } });
     const license = await benefit(a, { type: 'license_keys', description: 'Pro license', properties: { prefix: 'pro' } });
-    const free = await createProduct(srv.url, a.token, { name: 'Free', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
-    const pro = await createProduct(srv.url, a.token, {
-      name: 'Pro',
-      recurring_interval: 'month',
-      prices: [{ amount_type: 'fixed', price_amount: 2900, price_currency: 'usd' }],
-    });
+    const free = await monthly(a, 'Free', null);
+    const pro = await monthly(a, 'Pro', 2900);
     await withBenefits(a, free, [freeNote]);
     await withBenefits(a, pro, [license]);
     const { sub, customerId } = await subscribe(a, free.id, false);
@@ -128,12 +130,8 @@ describe('an upgrade checkout', () => {
       description: 'Community repo',
       properties: { repository_owner: 'acme', repository_name: 'community', permission: 'pull' },
     });
-    const free = await createProduct(srv.url, a.token, { name: 'Free tier', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
-    const pro = await createProduct(srv.url, a.token, {
-      name: 'Pro tier',
-      recurring_interval: 'month',
-      prices: [{ amount_type: 'fixed', price_amount: 1900, price_currency: 'usd' }],
-    });
+    const free = await monthly(a, 'Free tier', null);
+    const pro = await monthly(a, 'Pro tier', 1900);
     await withBenefits(a, free, [github]);
     const { sub, customerId } = await subscribe(a, free.id, false);
     // No GitHub account chosen yet: the grant exists, pending.
@@ -158,12 +156,8 @@ describe('an upgrade checkout', () => {
   });
 
   it('names only a live free subscription of the organization, for recurring products and its own customer', async () => {
-    const free = await createProduct(srv.url, a.token, { name: 'Starter', recurring_interval: 'month', prices: [{ amount_type: 'free' }] });
-    const paid = await createProduct(srv.url, a.token, {
-      name: 'Team',
-      recurring_interval: 'month',
-      prices: [{ amount_type: 'fixed', price_amount: 5000, price_currency: 'usd' }],
-    });
+    const free = await monthly(a, 'Starter', null);
+    const paid = await monthly(a, 'Team', 5000);
     const once = await createProduct(srv.url, a.token, { name: 'Add-on', prices: [{ amount_type: 'fixed', price_amount: 900, price_currency: 'usd' }] });
     const { sub: freeSub } = await subscribe(a, free.id, false);
     const { sub: paidSub } = await subscribe(a, paid.id, true);
@@ -176,7 +170,7 @@ describe('an upgrade checkout', () => {
       return res.body.detail[0].msg as string;
     };
     expect(await refused(a, { product_id: paid.id, subscription_id: randomUUID() })).toMatch(/does not exist/);
-    expect(await refused(b, { product_id: (await createProduct(srv.url, b.token, { name: 'B plan', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 100, price_currency: 'usd' }] })).id, subscription_id: freeSub.id })).toMatch(/does not exist/);
+    expect(await refused(b, { product_id: (await monthly(b, 'B plan', 100)).id, subscription_id: freeSub.id })).toMatch(/does not exist/);
     expect(await refused(a, { product_id: paid.id, subscription_id: paidSub.id })).toMatch(/free price/);
     expect(await refused(a, { product_id: once.id, subscription_id: freeSub.id })).toMatch(/recurring/);
     expect(await refused(a, { product_id: paid.id, subscription_id: freeSub.id, customer_id: other.body.id })).toMatch(/another customer/);

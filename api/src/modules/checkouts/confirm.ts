@@ -254,7 +254,8 @@ function chargeKey(checkoutId: string, tokenId: string, attempt: number): string
 }
 
 /**
- * Refunds a charge of the checkout that will have no order (idempotent by `idempotencyKey`), then
+ * Refunds a charge of the checkout that will have no order (one refund per charge: the idempotency
+ * key is the charge's, whichever path gives it back), then
  * moves the checkout to its next charge attempt, so that paying again makes a new charge rather than
  * replaying this one. Dying between the two would let a retry with the same token replay the refunded
  * charge; the refund comes first because the other order could leave the buyer's money taken.
@@ -262,9 +263,9 @@ function chargeKey(checkoutId: string, tokenId: string, attempt: number): string
 export async function refundUnfulfilledCharge(
   em: EntityManager,
   processor: PaymentProcessor,
-  input: { checkoutId: string; chargeId: string; amount: number; idempotencyKey: string; attemptKey?: string },
+  input: { checkoutId: string; chargeId: string; amount: number; attemptKey?: string },
 ): Promise<void> {
-  await processor.refund({ chargeId: input.chargeId, amount: input.amount, idempotencyKey: input.idempotencyKey });
+  await processor.refund({ chargeId: input.chargeId, amount: input.amount, idempotencyKey: `checkout:${input.checkoutId}:refund:${input.chargeId}` });
   await em.fork().transactional(async (tx) => {
     await tx.nativeUpdate(Checkout, { id: input.checkoutId }, { chargeAttempt: raw('"charge_attempt" + 1') });
     const which = input.attemptKey ? { $or: [{ chargeId: input.chargeId }, { idempotencyKey: input.attemptKey }] } : { chargeId: input.chargeId };
@@ -317,18 +318,14 @@ export async function settleAbandonedCharges(
         const result = await processor.confirmPayment(a.request);
         chargeId = await em.fork().transactional(async (tx) => {
           const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          if (result.status === 'declined') return (await settleAttempt(tx, a.idempotencyKey, 'declined', result.chargeId), null);
-          if (c?.processorChargeId === result.chargeId) return (await settleAttempt(tx, a.idempotencyKey, 'confirmed', result.chargeId), null);
-          return (await settleAttempt(tx, a.idempotencyKey, 'refunding', result.chargeId)) ? result.chargeId : null;
+          const keep = result.status === 'declined' || c?.processorChargeId === result.chargeId;
+          const outcome = result.status === 'declined' ? 'declined' : keep ? 'confirmed' : 'refunding';
+          const claimed = await settleAttempt(tx, a.idempotencyKey, outcome, result.chargeId);
+          return claimed && !keep ? result.chargeId : null;
         });
       }
       if (chargeId) {
-        await refundUnfulfilledCharge(em, processor, {
-          checkoutId,
-          chargeId,
-          amount: a.request.amount,
-          idempotencyKey: `checkout:${checkoutId}:refund:${chargeId}`,
-        });
+        await refundUnfulfilledCharge(em, processor, { checkoutId, chargeId, amount: a.request.amount });
       }
       settled++;
     } catch {
@@ -486,7 +483,6 @@ export async function confirmCheckout(
         checkoutId: p.checkoutId,
         chargeId: charged.chargeId!,
         amount: p.totalAmount!,
-        idempotencyKey: `checkout:${p.checkoutId}:refund:${charged.chargeId}`,
         attemptKey: p.tokenId ? chargeKey(p.checkoutId, p.tokenId, p.chargeAttempt) : undefined,
       };
       if (!(abort instanceof Abort)) {

@@ -10,7 +10,7 @@ import { Organization } from '../organizations/entities.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer, type BillingAddress } from '../customers/entities.ts';
-import type { ProcessorPaymentMethod } from '../payments/processor.ts';
+import type { ConfirmPaymentInput, ProcessorPaymentMethod } from '../payments/processor.ts';
 
 export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', 'failed'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
@@ -109,15 +109,7 @@ export const DiscountRedemption = defineEntity({
 export type DiscountRedemption = InferEntity<typeof DiscountRedemption>;
 
 /** What a checkout's charge asked the processor for: enough to ask again with the same idempotency key. */
-export interface ChargeRequest {
-  amount: number;
-  currency: string;
-  confirmationTokenId: string;
-  processorCustomerId: string;
-  savePaymentMethod: boolean;
-  idempotencyKey: string;
-  metadata: Record<string, string>;
-}
+export type ChargeRequest = ConfirmPaymentInput;
 
 export const CHARGE_ATTEMPT_STATUSES = ['pending', 'declined', 'confirmed', 'refunding', 'refunded'] as const;
 

@@ -173,9 +173,9 @@ export interface FulfilResult extends OrderStepResult {
    */
   externalBenefitIds: string[];
   /**
-   * An upgrade checkout: the third-party benefits of the subscription's previous product that the new
-   * one does not have, to revoke through their workflows (the first-party ones were revoked in the
-   * transaction). Only answered by the run that committed the fulfilment.
+   * An upgrade checkout: the third-party benefits the subscription still grants that the bought
+   * product does not have, to revoke through their workflows (the first-party ones were revoked in
+   * the transaction). Answered again by a retry until the checkout has succeeded.
    */
   externalRevokeBenefitIds?: string[];
   /** An upgrade checkout moved an existing subscription (its workflow must re-read its period). */
@@ -200,20 +200,23 @@ async function benefitLinks(tx: EntityManager, productId: string): Promise<{ ben
   );
 }
 
-/** The subscription's unrevoked third-party grants (GitHub, Discord) whose benefit is not among `links`. */
-async function sharedGrantsNotOn(
+/**
+ * The subscription's unrevoked grants whose benefit the product (`links`) does not have: after an
+ * upgrade, what only the previous plan granted.
+ */
+async function grantsNotOnProduct(
   tx: EntityManager,
   subscriptionId: string,
   customerId: string,
   links: { benefit_id: string }[],
-): Promise<string[]> {
+): Promise<{ benefit_id: string; type: string }[]> {
   const kept = new Set(links.map((l) => l.benefit_id));
-  const rows = await tx.execute<{ benefit_id: string }[]>(
-    `select distinct g.benefit_id from benefit_grants g join benefits b on b.id = g.benefit_id
-      where g.subscription_id = ? and g.customer_id = ? and g.revoked_at is null and b.type in ('github_repository', 'discord')`,
+  const rows = await tx.execute<{ benefit_id: string; type: string }[]>(
+    `select distinct g.benefit_id, b.type from benefit_grants g join benefits b on b.id = g.benefit_id
+      where g.subscription_id = ? and g.customer_id = ? and g.revoked_at is null`,
     [subscriptionId, customerId],
   );
-  return rows.map((r) => r.benefit_id).filter((id) => !kept.has(id));
+  return rows.filter((r) => !kept.has(r.benefit_id));
 }
 
 /**
@@ -259,7 +262,7 @@ export async function fulfilCheckout(
         // subscription still grants of a third party and the bought product does not have.
         externalRevokeBenefitIds:
           !succeeded && subscriptionId && existing.billingReason === 'subscription_update'
-            ? await sharedGrantsNotOn(tx, subscriptionId, c.customer.id, links)
+            ? (await grantsNotOnProduct(tx, subscriptionId, c.customer.id, links)).filter((g) => SHARED_ACCESS_TYPES.has(g.type)).map((g) => g.benefit_id)
             : [],
         succeeded,
         receipt: receiptOf(existing),
@@ -281,11 +284,10 @@ export async function fulfilCheckout(
       );
     }
     const externalRevocations: string[] = [];
-    if (previousProductId && previousProductId !== c.product.id) {
-      // The upgraded subscription no longer grants what only its previous product had.
-      const kept = new Set(links.map((l) => l.benefit_id));
-      for (const old of await benefitLinks(tx, previousProductId)) {
-        if (kept.has(old.benefit_id)) continue;
+    if (previousProductId && scope.subscriptionId) {
+      // The upgraded subscription no longer grants what only its previous product had: first-party
+      // grants are revoked here, third-party ones through their workflows (`requestExternalGrants`).
+      for (const old of await grantsNotOnProduct(tx, scope.subscriptionId, scope.customerId, links)) {
         if (SHARED_ACCESS_TYPES.has(old.type)) externalRevocations.push(old.benefit_id);
         else {
           await applyBenefitActionIn(tx, integrations, {
@@ -425,13 +427,7 @@ export async function compensateCheckout(
   if (!c0) return { refunded: false };
   let refunded = false;
   if (c0.processorChargeId && (c0.totalAmount ?? 0) > 0) {
-    await refundUnfulfilledCharge(em, processor, {
-      checkoutId,
-      chargeId: c0.processorChargeId,
-      amount: c0.totalAmount!,
-      // Per charge: a checkout reopened after one failed fulfilment may fail again with its next charge.
-      idempotencyKey: `checkout:${checkoutId}:refund:${c0.processorChargeId}`,
-    });
+    await refundUnfulfilledCharge(em, processor, { checkoutId, chargeId: c0.processorChargeId, amount: c0.totalAmount! });
     refunded = true;
   }
   await em.fork().transactional(async (tx) => {

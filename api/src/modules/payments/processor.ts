@@ -19,20 +19,23 @@ export type ChargeResult =
   | { status: 'succeeded'; chargeId: string; paymentMethod: ProcessorPaymentMethod }
   | { status: 'declined'; chargeId: string | null; code: string; declineCode: string; message: string };
 
+/** An on-session charge: what `confirmPayment` takes (and a checkout's charge attempt stores to ask again). */
+export interface ConfirmPaymentInput {
+  amount: number;
+  currency: string;
+  confirmationTokenId: string;
+  processorCustomerId: string;
+  savePaymentMethod: boolean;
+  idempotencyKey: string;
+  metadata?: Record<string, string>;
+}
+
 export interface PaymentProcessor {
   readonly name: 'sandbox' | 'stripe';
   /** The processor-side customer that saved cards hang off. */
   createCustomer(input: { email: string; name: string | null; idempotencyKey: string }): Promise<{ id: string }>;
   /** Charges a card given by a confirmation token (on-session); optionally saves it for later. */
-  confirmPayment(input: {
-    amount: number;
-    currency: string;
-    confirmationTokenId: string;
-    processorCustomerId: string;
-    savePaymentMethod: boolean;
-    idempotencyKey: string;
-    metadata?: Record<string, string>;
-  }): Promise<ChargeResult>;
+  confirmPayment(input: ConfirmPaymentInput): Promise<ChargeResult>;
   /** Saves a card without charging it (setup intent). */
   setupPaymentMethod(input: {
     confirmationTokenId: string;
