@@ -65,6 +65,9 @@ describe('portal UI', () => {
     const page = await browser.newPage();
     await page.goto(`${srv.url}/portal/`);
     await page.getByRole('heading', { level: 1, name: 'Customer portal' }).waitFor({ timeout: 10_000 });
+    // The heading shows signed in or not: wait for the explanation itself.
+    await page.getByRole('heading', { name: /sign in/i }).waitFor({ timeout: 10_000 });
+    await page.getByText(/to sign in, open the link from the email/i).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'portal-home.png') });
     await page.close();
   });
