@@ -52,6 +52,8 @@ import { routes as customerPortalRoutes } from './customer-portal/routes.ts';
 import { routes as customerPortalOrderRoutes } from './customer-portal/orders.ts';
 import { routes as customerPortalPaymentMethodRoutes } from './customer-portal/payment-methods.ts';
 import { routes as customerPortalDownloadableRoutes } from './customer-portal/downloadables.ts';
+import { routes as customerPortalSignInRoutes } from './customer-portal/sign-in.ts';
+import { CustomerSessionCode } from './customer-portal/sign-in-entities.ts';
 import { Refund } from './refunds/entities.ts';
 import { routes as refundRoutes } from './refunds/routes.ts';
 
@@ -78,6 +80,7 @@ export const allRoutes: RouteSpec[] = [
   ...customerPortalOrderRoutes,
   ...customerPortalPaymentMethodRoutes,
   ...customerPortalDownloadableRoutes,
+  ...customerPortalSignInRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
   ...portalSubscriptionRoutes,
@@ -102,4 +105,5 @@ export const allEntities = [
   DiscountRedemption, CheckoutChargeAttempt, Order, Subscription, PaymentMethod,
   WorkflowStart,
   Refund,
+  CustomerSessionCode,
 ];
