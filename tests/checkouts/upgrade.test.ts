@@ -9,22 +9,24 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { BenefitGrant } from '../../api/src/modules/benefits/grants.ts';
-import { createIntegrations } from '../../api/src/modules/benefits/integrations.ts';
 import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
-import { fulfilCheckout } from '../../api/src/modules/orders/fulfilment.ts';
+import { createCheckoutConfirmActivities } from '../../workers/src/activities/checkout-confirm.activities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
+import { startFakeGitHub, type FakeGitHub } from '../fakes/github-server.ts';
 import { createProduct } from './helpers.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { CONFIRM_SCOPES, buyer, call, confirmRaw, fulfilled, newCheckout, until, type Seller } from '../confirm/helpers.ts';
 
 let srv: TestServer;
+let github: FakeGitHub;
 let a: Seller;
 let b: Seller;
 const subscriptions: string[] = [];
 
 beforeAll(async () => {
-  srv = await startTestServer();
-  a = await sellerWithSdk(srv, [...CONFIRM_SCOPES, 'subscriptions:write']);
+  github = await startFakeGitHub();
+  srv = await startTestServer({ env: { GITHUB_API_URL: github.url, GITHUB_TOKEN: github.token } });
+  a = await sellerWithSdk(srv, [...CONFIRM_SCOPES, 'subscriptions:write', 'customer_sessions:write']);
   b = await sellerWithSdk(srv, CONFIRM_SCOPES);
 });
 afterAll(async () => {
@@ -32,6 +34,7 @@ afterAll(async () => {
     await srv?.deps.temporal.workflow.getHandle(subscriptionWorkflowId(id)).terminate('test finished').catch(() => {});
   }
   await srv?.close();
+  await github?.close();
 });
 
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
@@ -125,34 +128,64 @@ describe('an upgrade checkout', () => {
   });
 
   it('revokes the old plan’s GitHub access through its workflow, also when a retry has to ask again', async () => {
-    const github = await benefit(a, {
+    github.addRepository('acme', 'community');
+    const octo = github.addUser(`octo-${randomUUID().slice(0, 6)}`);
+    const benefitId = await benefit(a, {
       type: 'github_repository',
       description: 'Community repo',
       properties: { repository_owner: 'acme', repository_name: 'community', permission: 'pull' },
     });
     const free = await monthly(a, 'Free tier', null);
     const pro = await monthly(a, 'Pro tier', 1900);
-    await withBenefits(a, free, [github]);
+    await withBenefits(a, free, [benefitId]);
     const { sub, customerId } = await subscribe(a, free.id, false);
-    // No GitHub account chosen yet: the grant exists, pending.
-    await until(async () => (await grantOf(a, github, customerId)) ?? null);
 
+    // The customer picks their GitHub account in the portal (a session the seller made for them);
+    // they are invited and accept.
+    const session = await call(srv.url, a.token, 'POST', '/v1/customer-sessions/', { customer_id: customerId });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const pending = await until(async () => {
+      const res = await call(srv.url, a.token, 'GET', `/v1/benefits/${benefitId}/grants?customer_id=${customerId}`);
+      return res.body.items[0] as { id: string } | undefined;
+    });
+    const picked = await call(srv.url, session.body.token, 'PATCH', `/v1/customer-portal/benefit-grants/${pending.id}`, {
+      benefit_type: 'github_repository',
+      properties: { account_id: octo.login },
+    });
+    expect(picked.status, JSON.stringify(picked.body)).toBe(200);
+    await until(async () => (await grantOf(a, benefitId, customerId))?.is_granted === true);
+    expect(github.invitations('acme', 'community')).toEqual([expect.objectContaining({ login: octo.login, permission: 'pull' })]);
+    github.accept('acme', 'community', octo.login);
+    expect(github.collaborators('acme', 'community')).toEqual([octo.login]);
+    const grantedRow = await srv.deps.orm.em.fork().findOneOrFail(BenefitGrant, { benefit: benefitId, customer: customerId });
+    const granted = { grantedAt: grantedRow.grantedAt, properties: grantedRow.properties };
+
+    // The upgrade to a plan without the benefit removes the collaborator on GitHub.
+    const removals = () =>
+      github.requests.filter((r) => r.method === 'DELETE' && r.path === `/repos/acme/community/collaborators/${octo.login}`).length;
     const checkout = await newCheckout(srv, a, pro.id, { subscription_id: sub.id });
     const res = await confirmRaw(srv, checkout.client_secret, { ...buyer(email('up')), confirmation_token_id: 'tok_visa' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await fulfilled(srv, a, checkout.id)).toBe('succeeded');
-    await until(async () => ((await grantOf(a, github, customerId))?.is_revoked ? true : null));
+    await until(async () => ((await grantOf(a, benefitId, customerId))?.is_revoked ? true : null));
+    expect(github.collaborators('acme', 'community')).not.toContain(octo.login);
+    expect(removals()).toBe(1);
 
     // As if the worker had died after the fulfilment committed, before queueing that revocation: the
-    // retry of the step finds the order and answers the revocation still to request.
+    // checkout still confirmed, the grant still granted, the collaborator still on GitHub. The retry of
+    // the fulfilment step finds the order and answers the revocation, which the next step requests.
     const em = srv.deps.orm.em.fork();
     await em.nativeUpdate(Checkout, { id: checkout.id }, { status: 'confirmed' });
-    await em.nativeUpdate(BenefitGrant, { benefit: github, customer: customerId }, { revokedAt: null });
-    const retry = await fulfilCheckout(srv.deps.orm.em.fork(), createIntegrations(srv.deps.cfg), checkout.id, {
-      processor: 'sandbox',
-      publicUrl: srv.deps.cfg.PUBLIC_URL,
-    });
-    expect(retry).toMatchObject({ subscriptionId: sub.id, succeeded: false, externalBenefitIds: [], externalRevokeBenefitIds: [github] });
+    await em.nativeUpdate(BenefitGrant, { benefit: benefitId, customer: customerId }, { revokedAt: null, ...granted });
+    github.accept('acme', 'community', octo.login);
+    expect((await grantOf(a, benefitId, customerId))?.is_granted).toBe(true);
+    const steps = createCheckoutConfirmActivities(srv.deps);
+    const retry = await steps.fulfilStep(checkout.id);
+    expect(retry).toMatchObject({ subscriptionId: sub.id, succeeded: false, externalBenefitIds: [], externalRevokeBenefitIds: [benefitId] });
+    await steps.requestGrantsStep(checkout.id, retry!);
+    await until(async () => ((await grantOf(a, benefitId, customerId))?.is_revoked ? true : null));
+    expect(github.collaborators('acme', 'community')).not.toContain(octo.login);
+    expect(removals()).toBe(2);
   });
 
   it('names only a live free subscription of the organization, for recurring products and its own customer', async () => {
