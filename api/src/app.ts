@@ -17,6 +17,7 @@ import { authenticate } from './kit/principals.ts';
 import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
 import { allRoutes } from './modules/index.ts';
+import { webhookBacklog } from './modules/webhooks/service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSION = '0.1.0';
@@ -103,7 +104,9 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
       check(() => (deps.temporal.connection as Connection).healthService.check({})),
     ]);
     const ok = database.ok && temporal.ok;
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', version: VERSION, database, temporal });
+    // Webhook work older than 5 minutes that nothing has picked up: 0 in normal operation.
+    const webhooks = database.ok ? await webhookBacklog(deps.orm.em.fork()).catch(() => null) : null;
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', version: VERSION, database, temporal, webhooks });
   });
 
   app.use('/api/auth', authRouter(deps));

@@ -74,6 +74,17 @@ export const configSchema = z
     WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
     /** An endpoint whose last N events all failed is disabled and its organization's members mailed. */
     WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(1000).default(10),
+    /**
+     * Webhooks may go to loopback, private and other non-public addresses, over plain http. Unset means
+     * on in development and tests (local receivers), off in production (https to public addresses only).
+     */
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
+    /**
+     * How long the dispatcher waits before it takes over webhook work a crashed worker left: a first
+     * attempt claimed but never recorded (its lease is 2 × WEBHOOK_TIMEOUT_MS + this), or a failed
+     * attempt whose retry workflow was never started.
+     */
+    WEBHOOK_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 
     /**
      * Secret of the auth service's payments webhook receiver (`POST /api/auth/polar/webhooks`,
@@ -161,6 +172,9 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+export const webhookAllowsPrivateUrls = (c: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_URLS'>) =>
+  c.WEBHOOK_ALLOW_PRIVATE_URLS ?? c.NODE_ENV !== 'production';
 
 export class ConfigError extends Error {
   constructor(public readonly problems: { variable: string; message: string }[]) {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutConfirmWorkflowId } from '../../workflows/src/ids.ts';
+import { checkoutConfirmWorkflowId, outboxDispatcherWorkflowId } from '../../workflows/src/ids.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { checkoutConfirmSchema, confirmCheckout } from '../../api/src/modules/checkouts/confirm.ts';
 import { startWorkflowDurably, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
@@ -109,7 +109,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await srv?.deps.temporal.workflow
-    .getHandle(`outbox-dispatcher:${taskQueue}`)
+    .getHandle(outboxDispatcherWorkflowId(taskQueue))
     .terminate('test finished')
     .catch(() => {});
   await srv?.close();

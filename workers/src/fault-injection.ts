@@ -7,8 +7,9 @@
  * - `step` and `point` name the place (`before`, `after-commit`) an activity calls `faultPoint` from;
  * - `key` (optional) limits the fault to one business key (the checkout id), so one worker can carry
  *   faults for several checkouts;
- * - `action` is `kill` (default: SIGKILL this process, as a crash would) or `fail` (throw a
- *   non-retryable ApplicationFailure, a step that fails for good).
+ * - `action` is `kill` (default: SIGKILL this process, as a crash would), `fail` (throw a
+ *   non-retryable ApplicationFailure, a step that fails for good) or `delay-<ms>` (wait, at a
+ *   `faultDelay` point: a slow commit).
  * With `EMPORIA_FAULT_STATE_DIR` set, each fault fires once across restarts: a marker file is written
  * there before it fires, so the restarted worker carrying the same list recovers instead of dying again.
  */
@@ -20,7 +21,7 @@ interface Fault {
   spec: string;
   point: string;
   key: string | null;
-  action: 'kill' | 'fail';
+  action: 'kill' | 'fail' | `delay-${number}`;
 }
 
 function parse(raw: string | undefined): Fault[] {
@@ -32,8 +33,10 @@ function parse(raw: string | undefined): Fault[] {
     .map((spec) => {
       const [where, action = 'kill'] = spec.split('=') as [string, string?];
       const [point, key = null] = where.split('@') as [string, string?];
-      if (action !== 'kill' && action !== 'fail') throw new Error(`EMPORIA_FAULT_INJECT: unknown action in '${spec}'`);
-      return { spec, point, key, action };
+      if (action !== 'kill' && action !== 'fail' && !/^delay-\d+$/.test(action)) {
+        throw new Error(`EMPORIA_FAULT_INJECT: unknown action in '${spec}'`);
+      }
+      return { spec, point, key, action: action as Fault['action'] };
     });
 }
 
@@ -56,10 +59,18 @@ function claim(f: Fault): boolean {
 export function faultPoint(point: string, key?: string): void {
   if (!faults.length) return;
   for (const f of faults) {
-    if (f.point !== point || (f.key !== null && f.key !== key)) continue;
+    if (f.point !== point || (f.key !== null && f.key !== key) || f.action.startsWith('delay-')) continue;
     if (!claim(f)) continue;
     if (f.action === 'fail') throw ApplicationFailure.nonRetryable(`injected fault at ${point}`, 'InjectedFault');
     process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+/** Waits here when a test asked for a `delay-<ms>` at this point; resolves at once otherwise. */
+export async function faultDelay(point: string, key?: string): Promise<void> {
+  for (const f of faults) {
+    if (f.point !== point || (f.key !== null && f.key !== key) || !f.action.startsWith('delay-')) continue;
+    await new Promise((r) => setTimeout(r, Number(f.action.slice('delay-'.length))));
   }
 }
 

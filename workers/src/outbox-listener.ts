@@ -53,6 +53,8 @@ export async function startOutboxListener(
       signal: 'wake',
       signalArgs: [],
     });
+  // The dispatcher that started deliveries inside its fan-out transaction ran under the old id.
+  await deps.temporal.workflow.getHandle(`outbox-dispatcher:${taskQueue}`).terminate('replaced by webhook-dispatcher').catch(() => {});
   await wake();
 
   let stopped = false;

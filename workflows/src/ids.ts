@@ -3,8 +3,8 @@
  * Plain functions with no Temporal imports, so the API can use them too.
  */
 export const productCreatedWorkflowId = (productId: string) => `product-created:${productId}`;
-/** One dispatcher per task queue fans the outbox out to webhook endpoints. */
-export const outboxDispatcherWorkflowId = (taskQueue: string) => `outbox-dispatcher:${taskQueue}`;
+/** One dispatcher per task queue fans the outbox out to webhook endpoints and makes first attempts. */
+export const outboxDispatcherWorkflowId = (taskQueue: string) => `webhook-dispatcher:${taskQueue}`;
 export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: string) =>
   `webhook-delivery:${outboxEventId}:${endpointId}`;
 /** Grants / revocations that follow one change of a product's benefits (`changeId`: unique per change). */

@@ -1,105 +1,73 @@
-/** Webhook activities: fan-out of the outbox, one signed HTTP attempt, endpoint health. */
-import { activityInfo } from '@temporalio/activity';
+/** Webhook activities: fan-out of the outbox, first attempts in batches, one retry attempt, endpoint health. */
+import { ApplicationFailure, activityInfo } from '@temporalio/activity';
 import type { Deps } from '@emporia/api/src/deps.ts';
-import { Member } from '@emporia/api/src/modules/organizations/entities.ts';
-import { Notification } from '@emporia/api/src/modules/notifications/entities.ts';
-import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '@emporia/api/src/modules/webhooks/entities.ts';
-import { dispatchOutbox, endpointSecret } from '@emporia/api/src/modules/webhooks/service.ts';
-import { webhookHeaders } from '@emporia/api/src/modules/webhooks/signing.ts';
+import {
+  deliverAttempt,
+  deliverFirstAttempts,
+  fanOutOutbox,
+  sendEndpointDisabledMails,
+  webhookEventFailed,
+  WebhookEventMissing,
+} from '@emporia/api/src/modules/webhooks/service.ts';
+import { faultDelay, faultPoint } from '../fault-injection.ts';
 
-const DISPATCH_BATCH = 100;
+const FAN_OUT_BATCH = 200;
+const FIRST_ATTEMPT_BATCH = 100;
 
 export function createWebhookActivities(deps: Deps) {
-  const { orm, cfg, temporal, mailer } = deps;
+  const { orm, cfg, temporal, mailer, log } = deps;
+
+  const failed = async (webhookEventId: string, disableAfter = cfg.WEBHOOK_DISABLE_AFTER) => {
+    const r = await webhookEventFailed(orm.em.fork(), cfg, log, webhookEventId, disableAfter);
+    // The endpoint's state is committed; the mails go after it.
+    if (r.mails.length) await sendEndpointDisabledMails(orm.em.fork(), mailer, r.mails);
+    return { disabled: r.disabled };
+  };
+
   return {
-    async dispatchOutbox(): Promise<{ dispatched: number; full: boolean }> {
-      const n = await dispatchOutbox(orm.em.fork(), temporal, cfg, activityInfo().taskQueue, DISPATCH_BATCH);
-      return { dispatched: n, full: n === DISPATCH_BATCH };
+    /** Outbox → webhook events, one transaction. Sends nothing and starts nothing. */
+    async fanOutOutbox(): Promise<{ dispatched: number; created: number; full: boolean }> {
+      return fanOutOutbox(orm.em.fork(), FAN_OUT_BATCH, () => faultDelay('webhook-fan-out:before-commit'));
     },
 
-    /** One attempt. Never throws for an HTTP failure: the workflow owns the retry schedule. */
-    async deliverWebhook({ webhookEventId, attempt, final }: { webhookEventId: string; attempt: number; final: boolean }) {
-      const em = orm.em.fork();
-      const we = await em.findOne(WebhookEvent, { id: webhookEventId }, { populate: ['endpoint'] });
-      if (!we || !we.endpoint.enabled || we.endpoint.deletedAt) return { outcome: 'skipped' as const };
-      const secret = endpointSecret(cfg, we.endpoint);
-      const started = Date.now();
-      let httpCode: number | null = null;
-      let response: string | null = null;
-      try {
-        const res = await fetch(we.endpoint.url, {
-          method: 'POST',
-          headers: webhookHeaders(secret, we.id, we.payload),
-          body: we.payload,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(cfg.WEBHOOK_TIMEOUT_MS),
-        });
-        httpCode = res.status;
-        response = (await res.text()).slice(0, 2048);
-      } catch (err) {
-        response = `${(err as Error).name}: ${(err as Error).message}`.slice(0, 2048);
-      }
-      const ok = httpCode !== null && httpCode >= 200 && httpCode < 300;
-      em.create(WebhookDelivery, {
-        webhookEvent: we,
-        attempt,
-        succeeded: ok,
-        httpCode,
-        response,
-        durationMs: Date.now() - started,
-      });
-      we.attempts = Math.max(we.attempts, attempt);
-      we.lastHttpCode = httpCode;
-      if (ok) we.succeeded = true;
-      else if (final) we.succeeded = false;
-      await em.flush();
-      return { outcome: ok ? ('delivered' as const) : ('failed' as const), httpCode };
-    },
-
-    /** After an event finally failed: disable the endpoint when its last N events all failed, and tell the members. */
-    async webhookEventFailed({ webhookEventId, disableAfter }: { webhookEventId: string; disableAfter: number }) {
-      const em = orm.em.fork();
-      const we = await em.findOne(WebhookEvent, { id: webhookEventId }, { populate: ['endpoint', 'endpoint.organization'] });
-      if (!we) return { disabled: false };
-      if (we.succeeded === null) {
-        we.succeeded = false;
-        await em.flush();
-      }
-      const endpoint = we.endpoint;
-      if (!endpoint.enabled) return { disabled: false };
-      const recent = await em.find(
-        WebhookEvent,
-        { endpoint, succeeded: { $ne: null } },
-        { orderBy: { createdAt: 'desc' }, limit: disableAfter },
+    /** First attempts of committed, never-attempted events; failures get a retry workflow after the commit. */
+    async deliverFirstAttempts() {
+      return deliverFirstAttempts(
+        orm.em.fork(),
+        temporal,
+        cfg,
+        log,
+        {
+          taskQueue: activityInfo().taskQueue,
+          limit: FIRST_ATTEMPT_BATCH,
+          concurrency: 50,
+          leaseSeconds: Math.ceil((2 * cfg.WEBHOOK_TIMEOUT_MS) / 1000) + cfg.WEBHOOK_RECOVERY_SECONDS,
+          sweepGraceSeconds: cfg.WEBHOOK_RECOVERY_SECONDS,
+        },
+        {
+          onFinalFailure: (id) => failed(id).then(() => undefined),
+          afterSend: () => faultPoint('webhook-first-attempts:before-record'),
+          beforeRetryStarts: () => faultPoint('webhook-first-attempts:before-retry-starts'),
+        },
       );
-      if (recent.length < disableAfter || recent.some((e) => e.succeeded)) return { disabled: false };
-      const disabledAt = new Date();
-      const updated = await em.nativeUpdate(WebhookEndpoint, { id: endpoint.id, enabled: true }, { enabled: false, disabledAt });
-      if (!updated) return { disabled: false };
-      const members = await em.find(Member, { organization: endpoint.organization }, { populate: ['user'] });
-      for (const m of members) {
-        const dedupeKey = `webhook-endpoint-disabled:${endpoint.id}:${disabledAt.toISOString()}:${m.user.email}`;
-        const subject = `Webhook endpoint disabled in ${endpoint.organization.name}`;
-        const { messageId } = await mailer.send({
-          to: m.user.email,
-          subject,
-          text:
-            `The webhook endpoint ${endpoint.url} failed its last ${disableAfter} events and has been disabled.\n` +
-            `Fix the receiver, then re-enable it (PATCH /v1/webhooks/endpoints/${endpoint.id} {"enabled": true}) and ` +
-            `redeliver the failed events (POST /v1/webhooks/events/{id}/redeliver).\n`,
-        });
-        em.create(Notification, {
-          organizationId: endpoint.organization.id,
-          kind: 'webhook_endpoint.disabled',
-          dedupeKey,
-          recipient: m.user.email,
-          subject,
-          messageId,
-          sentAt: new Date(),
-        });
+    },
+
+    /** One attempt of a retry workflow. Never throws for an HTTP failure: the workflow owns the schedule. */
+    async deliverWebhook({ webhookEventId, attempt, final }: { webhookEventId: string; attempt: number; final: boolean }) {
+      try {
+        return await deliverAttempt(orm.em.fork(), cfg, webhookEventId, attempt, final);
+      } catch (err) {
+        if (err instanceof WebhookEventMissing) {
+          log.error({ webhookEventId, attempt }, 'webhook delivery found no event; failing the workflow');
+          throw ApplicationFailure.nonRetryable(err.message, 'WebhookEventMissing');
+        }
+        throw err;
       }
-      await em.flush();
-      return { disabled: true };
+    },
+
+    /** After an event's last attempt failed: disable the endpoint when its last N events all failed, and tell the members. */
+    async webhookEventFailed({ webhookEventId, disableAfter }: { webhookEventId: string; disableAfter: number }) {
+      return failed(webhookEventId, disableAfter);
     },
   };
 }

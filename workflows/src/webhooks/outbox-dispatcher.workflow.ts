@@ -1,16 +1,20 @@
 /**
- * outbox-dispatcher:<task_queue> — long-lived: fans committed outbox events out to webhook endpoints.
+ * webhook-dispatcher:<task_queue> — long-lived: turns committed outbox events into webhook deliveries.
  * Woken by a `wake` signal (the worker relays PostgreSQL NOTIFYs sent on commit); polls at least every
- * `idleSeconds` in case a wake-up was lost. Continues as new to keep its history short.
- * Each fan-out is a local activity (one short transaction): a wake-up costs one workflow task. A
- * fan-out re-run (its task failed or was rejected) only finds the events not marked dispatched yet.
+ * `idleSeconds` in case a wake-up was lost. Each round:
+ *  1. fan-out (a local activity, one transaction): outbox events → one webhook event per endpoint;
+ *  2. first attempts (local activities, up to `maxInFlight` batches at once so a slow receiver does
+ *     not hold up the others): claim committed events with a lease, POST, record, and start a
+ *     `webhook-delivery` workflow only for the ones that failed.
+ * Nothing is started before the rows it reads are committed. Continues as new to keep its history short.
  */
-import { condition, continueAsNew, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
 
 const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' };
-const remote = proxyActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry });
-const local = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
+const { fanOutOutbox } = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
+// A batch waits for its slowest receiver (WEBHOOK_TIMEOUT_MS at most, twice); its lease outlives this.
+const { deliverFirstAttempts } = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '2 minutes', localRetryThreshold: '10 seconds', retry });
 
 export const wakeSignal = defineSignal('wake');
 
@@ -18,21 +22,46 @@ export interface OutboxDispatcherInput {
   idleSeconds?: number;
   /** Loop iterations before continue-as-new. */
   maxIterations?: number;
+  /** First-attempt batches running at once. */
+  maxInFlight?: number;
 }
 
 export async function outboxDispatcherWorkflow(input: OutboxDispatcherInput = {}): Promise<void> {
   const idle = input.idleSeconds ?? 30;
-  // Runs recorded before the fan-out became a local activity replay with activity tasks.
-  const { dispatchOutbox } = patched('outbox-dispatch-local') ? local : remote;
+  const maxInFlight = input.maxInFlight ?? 3;
   let woken = true;
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  // `pending`: committed webhook events may be waiting for their first attempt.
+  let pending = true;
+  let inFlight = 0;
+  const launch = () => {
+    pending = false;
+    inFlight++;
+    void deliverFirstAttempts()
+      .then((r) => {
+        if (r.full) pending = true;
+      })
+      .catch(() => {
+        // Retried by the activity's policy first; a batch that still fails is claimed again after its lease.
+        pending = true;
+      })
+      .finally(() => {
+        inFlight--;
+      });
+  };
+
   for (let i = 0; i < (input.maxIterations ?? 500); i++) {
     woken = false;
-    const dispatched = await dispatchOutbox();
-    if (dispatched.full) continue;
-    await condition(() => woken, `${idle} seconds`);
+    const fanned = await fanOutOutbox();
+    if (fanned.created > 0) pending = true;
+    if (pending && inFlight < maxInFlight) launch();
+    if (fanned.full) continue;
+    const timedOut = !(await condition(() => woken || (pending && inFlight < maxInFlight), `${idle} seconds`));
+    // An idle tick also looks for leases that passed and retry starts that were lost.
+    if (timedOut) pending = true;
   }
+  await condition(() => inFlight === 0);
   await continueAsNew<typeof outboxDispatcherWorkflow>(input);
 }

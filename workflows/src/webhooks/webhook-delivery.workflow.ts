@@ -1,7 +1,9 @@
 /**
- * webhook-delivery:<event_id>:<endpoint_id> — delivers one event to one endpoint: signed POST, retried
- * with exponential backoff (base × 2^n, jittered ±25 %, capped) until acknowledged or out of attempts;
- * then the endpoint's health is checked (all of its last N events failed → disabled, members mailed).
+ * webhook-delivery:<event_id>:<endpoint_id> — the retries of one event to one endpoint, started after
+ * its first attempt (made by the dispatcher) failed and was committed, or by a redelivery. Signed POST,
+ * retried with exponential backoff (base × 2^n, jittered ±25 %, capped) until acknowledged or out of
+ * attempts; then the endpoint's health is checked (all of its last N events failed → disabled, members
+ * mailed). A missing event fails the workflow (visible in the Temporal UI), never a quiet success.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
@@ -15,6 +17,8 @@ const { deliverWebhook, webhookEventFailed } = proxyActivities<WebhookActivities
 export interface WebhookDeliveryInput {
   webhookEventId: string;
   settings: { baseDelayMs: number; maxDelayMs: number; maxAttempts: number; disableAfter: number };
+  /** The attempt this run makes first; attempts before it were made already (default 1: a redelivery). */
+  firstAttempt?: number;
 }
 
 export function backoffMs(attempt: number, base: number, max: number, random: number): number {
@@ -22,15 +26,13 @@ export function backoffMs(attempt: number, base: number, max: number, random: nu
   return Math.max(1, Math.round(raw * (0.75 + random * 0.5)));
 }
 
-export async function webhookDeliveryWorkflow({ webhookEventId, settings }: WebhookDeliveryInput) {
-  for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
+export async function webhookDeliveryWorkflow({ webhookEventId, settings, firstAttempt = 1 }: WebhookDeliveryInput) {
+  for (let attempt = firstAttempt; attempt <= settings.maxAttempts; attempt++) {
+    // Math.random is deterministic inside workflows (seeded per run).
+    if (attempt > 1) await sleep(backoffMs(attempt - 1, settings.baseDelayMs, settings.maxDelayMs, Math.random()));
     const result = await deliverWebhook({ webhookEventId, attempt, final: attempt === settings.maxAttempts });
     if (result.outcome === 'delivered') return { delivered: true, attempts: attempt };
-    if (result.outcome === 'skipped') return { delivered: false, attempts: attempt - 1 };
-    if (attempt < settings.maxAttempts) {
-      // Math.random is deterministic inside workflows (seeded per run).
-      await sleep(backoffMs(attempt, settings.baseDelayMs, settings.maxDelayMs, Math.random()));
-    }
+    if (result.outcome === 'skipped') return { delivered: false, attempts: attempt, skipped: 'endpoint disabled' };
   }
   await webhookEventFailed({ webhookEventId, disableAfter: settings.disableAfter });
   return { delivered: false, attempts: settings.maxAttempts };

@@ -1,5 +1,5 @@
 /**
- * The outbox and webhook delivery.
+ * The outbox and webhook delivery (docs/webhooks.md).
  * - OutboxEvent: every domain event (product.created, customer.updated, …), written in the same
  *   transaction as the change that caused it. A trigger NOTIFYs `outbox_events` on commit.
  * - WebhookEndpoint: where an organization wants events (signing secret sealed at rest).
@@ -21,9 +21,17 @@ export const OutboxEvent = defineEntity({
     type: p.string(),
     /** The resource's public read model at the time of the event (the webhook `data`). */
     data: p.json<Record<string, unknown>>(),
+    /** Insertion order: the dispatcher claims events by it (created_at can tie within a statement). */
+    seq: p.bigint('number').autoincrement(),
     /** Set once the event has been fanned out to the endpoints. */
     dispatchedAt: p.datetime().nullable().index(),
   },
+  indexes: [
+    {
+      name: 'outbox_events_undispatched_seq_index',
+      expression: `create index "outbox_events_undispatched_seq_index" on "outbox_events" ("seq") where "dispatched_at" is null`,
+    },
+  ],
 });
 export type OutboxEvent = InferEntity<typeof OutboxEvent>;
 
@@ -60,8 +68,18 @@ export const WebhookEvent = defineEntity({
     succeeded: p.boolean().nullable(),
     lastHttpCode: p.integer().nullable(),
     attempts: p.integer().default(0),
+    /** Lease of the dispatcher's first attempt: another dispatcher takes the event over once it passes. */
+    claimedUntil: p.datetime().nullable(),
+    /** When the `webhook-delivery` workflow that owns the retries was started (null: not started yet). */
+    retryStartedAt: p.datetime().nullable(),
   },
   uniques: [{ properties: ['outboxEvent', 'endpoint'] }],
+  indexes: [
+    {
+      name: 'webhook_events_in_flight_index',
+      expression: `create index "webhook_events_in_flight_index" on "webhook_events" ("created_at") where "succeeded" is null and "retry_started_at" is null`,
+    },
+  ],
 });
 export type WebhookEvent = InferEntity<typeof WebhookEvent>;
 

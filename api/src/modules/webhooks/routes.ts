@@ -1,6 +1,8 @@
 /** /v1/webhooks: endpoint management, the delivery log and redelivery. */
 import { z } from 'zod/v4';
-import { ResourceNotFound } from '../../kit/errors.ts';
+import { webhookAllowsPrivateUrls, type Config } from '../../config.ts';
+import { fieldError, ResourceNotFound } from '../../kit/errors.ts';
+import { refusedWebhookUrl } from './addresses.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
@@ -15,7 +17,7 @@ import {
   serializeDelivery,
   serializeEndpoint,
 } from './schemas.ts';
-import { endpointSecret, newWebhookSecret, sealSecret, startDelivery } from './service.ts';
+import { endpointSecret, markRetriesStarted, newWebhookSecret, sealSecret, startRetries } from './service.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Principal } from '../../kit/principals.ts';
 
@@ -24,7 +26,13 @@ const WRITE = { kinds: ['user', 'organization', 'oauth2'] as const, scopes: ['we
 const idParams = z.object({ id: z.uuid() });
 const list = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
-const production = process.env.NODE_ENV === 'production';
+
+/** 422 on `body.url` unless the configuration allows it (addresses.ts). */
+function checkUrl(cfg: Config, url: string | undefined) {
+  if (url === undefined) return;
+  const refused = refusedWebhookUrl(url, webhookAllowsPrivateUrls(cfg));
+  if (refused) throw fieldError(['body', 'url'], refused);
+}
 
 async function findEndpoint(em: EntityManager, principal: Principal, id: string) {
   const orgIds = await visibleOrganizationIds(em, principal);
@@ -40,10 +48,11 @@ export const routes: RouteSpec[] = [
     summary: 'Create a webhook endpoint; the signing secret is generated unless given',
     tags: ['webhooks'],
     auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
-    body: endpointCreateSchema(production),
+    body: endpointCreateSchema,
     status: 201,
     response: endpointSchema,
     async handler({ body, principal, em, deps }) {
+      checkUrl(deps.cfg, body.url);
       const orgId = await resolveWriteOrganization(em, principal, body.organization_id);
       const secret = body.secret ?? newWebhookSecret();
       const endpoint = em.create(WebhookEndpoint, {
@@ -99,10 +108,11 @@ export const routes: RouteSpec[] = [
     tags: ['webhooks'],
     auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
     params: idParams,
-    body: endpointUpdateSchema(production),
+    body: endpointUpdateSchema,
     response: endpointSchema,
     async handler({ params, body, principal, em, deps }) {
       const e = await findEndpoint(em, principal, params.id);
+      checkUrl(deps.cfg, body.url);
       if (body.url !== undefined) e.url = body.url;
       if (body.format !== undefined) e.format = body.format;
       if (body.events !== undefined) e.events = [...new Set(body.events)];
@@ -173,13 +183,20 @@ export const routes: RouteSpec[] = [
       const orgIds = await visibleOrganizationIds(em, principal);
       const we = await em.findOne(WebhookEvent, { id: params.id, endpoint: { organization: { $in: orgIds }, deletedAt: null } });
       if (!we) throw ResourceNotFound('Webhook event not found');
+      // Committed first: the workflow reads the row. A start lost after the commit is found by the
+      // dispatcher's sweep (an attempted event with no retry workflow) and started then.
       we.succeeded = null;
+      we.retryStartedAt = null;
       await em.flush();
-      await startDelivery(deps.temporal, deps.cfg, deps.cfg.TEMPORAL_TASK_QUEUE, {
-        id: we.id,
-        outboxEventId: we.outboxEvent.id,
-        endpointId: we.endpoint.id,
-      }, { redeliver: true });
+      if (we.attempts === 0) return {}; // not attempted yet: the dispatcher sends it
+      const started = await startRetries(
+        deps.temporal,
+        deps.cfg,
+        deps.cfg.TEMPORAL_TASK_QUEUE,
+        { webhookEventId: we.id, outboxEventId: we.outboxEvent.id, endpointId: we.endpoint.id, firstAttempt: 1 },
+        { redeliver: true, log: deps.log },
+      );
+      if (started) await markRetriesStarted(em, [we.id]);
       return {};
     },
   }),

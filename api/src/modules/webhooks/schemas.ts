@@ -3,38 +3,29 @@ import { z } from 'zod/v4';
 import { WEBHOOK_EVENT_TYPES } from './outbox.ts';
 import { WEBHOOK_FORMATS, type WebhookDelivery, type WebhookEndpoint, type WebhookEvent } from './entities.ts';
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
-
-/** https always; plain http only to loopback outside production. */
-export function webhookUrl(production: boolean) {
-  return z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .refine((u) => {
-      const url = new URL(u);
-      return url.protocol === 'https:' || (!production && LOOPBACK.test(url.hostname));
-    }, { message: production ? 'URL must use https' : 'URL must use https (http is allowed for localhost only)' });
-}
+/**
+ * The shape of a webhook URL; whether its scheme and host are allowed depends on the configuration
+ * (`refusedWebhookUrl`, checked by the routes).
+ */
+export const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 export const eventTypesSchema = z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length);
 
-export const endpointCreateSchema = (production: boolean) =>
-  z.object({
-    url: webhookUrl(production),
-    format: z.enum(WEBHOOK_FORMATS).default('raw'),
-    secret: z.string().min(32).max(256).optional(),
-    events: eventTypesSchema.default([]),
-    organization_id: z.uuid().nullish(),
-  });
+export const endpointCreateSchema = z.object({
+  url: webhookUrl,
+  format: z.enum(WEBHOOK_FORMATS).default('raw'),
+  secret: z.string().min(32).max(256).optional(),
+  events: eventTypesSchema.default([]),
+  organization_id: z.uuid().nullish(),
+});
 
-export const endpointUpdateSchema = (production: boolean) =>
-  z.object({
-    url: webhookUrl(production).optional(),
-    format: z.enum(WEBHOOK_FORMATS).optional(),
-    secret: z.string().min(32).max(256).optional(),
-    events: eventTypesSchema.optional(),
-    enabled: z.boolean().optional(),
-  });
+export const endpointUpdateSchema = z.object({
+  url: webhookUrl.optional(),
+  format: z.enum(WEBHOOK_FORMATS).optional(),
+  secret: z.string().min(32).max(256).optional(),
+  events: eventTypesSchema.optional(),
+  enabled: z.boolean().optional(),
+});
 
 export const endpointSchema = z.object({
   id: z.uuid(),

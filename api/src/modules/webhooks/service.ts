@@ -4,10 +4,16 @@ import { LockMode } from '@mikro-orm/core';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { webhookDeliveryWorkflowId } from '@emporia/workflows/ids';
-import type { Config } from '../../config.ts';
+import { webhookAllowsPrivateUrls, type Config } from '../../config.ts';
 import type { EntityManager } from '../../kit/db.ts';
+import type { Logger } from '../../kit/logger.ts';
 import { open, seal } from '../../kit/secretbox.ts';
-import { OutboxEvent, WebhookEndpoint, WebhookEvent } from './entities.ts';
+import { Member } from '../organizations/entities.ts';
+import { Notification } from '../notifications/entities.ts';
+import { OutboxEvent, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './entities.ts';
+import { runSql } from '../events/sql.ts';
+import { sendWebhook } from './sender.ts';
+import { webhookHeaders } from './signing.ts';
 
 const PURPOSE = 'webhook-endpoint-secret';
 
@@ -42,46 +48,32 @@ export function webhookPayload(event: OutboxEvent, format: WebhookEndpoint['form
   return JSON.stringify({ content: summary, embeds: [{ title: event.type, timestamp: envelope.timestamp }] });
 }
 
-export async function startDelivery(
-  temporal: Client,
-  cfg: Config,
-  taskQueue: string,
-  webhookEvent: { id: string; outboxEventId: string; endpointId: string },
-  opts: { redeliver?: boolean } = {},
-): Promise<void> {
-  try {
-    await temporal.workflow.start('webhookDeliveryWorkflow', {
-      taskQueue,
-      // A redelivery replaces a delivery still in progress (its attempts start over).
-      workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL',
-      workflowId: webhookDeliveryWorkflowId(webhookEvent.outboxEventId, webhookEvent.endpointId),
-      args: [{ webhookEventId: webhookEvent.id, settings: deliverySettings(cfg) }],
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
-
 /**
- * Claims undispatched outbox events (SKIP LOCKED, so several dispatchers can run), creates one
- * WebhookEvent per subscribed enabled endpoint, starts each delivery workflow, then commits. A
- * delivery started for a transaction that then fails finds no WebhookEvent and ends quietly.
+ * Fan-out: claims undispatched outbox events in insertion order (SKIP LOCKED, so several dispatchers
+ * can run), creates one WebhookEvent per subscribed enabled endpoint and marks the events dispatched,
+ * all in one transaction. Nothing is sent or started here: deliveries begin only from committed rows
+ * (deliverFirstAttempts). `beforeCommit` is a test-only hook (fault injection).
  */
-export async function dispatchOutbox(em: EntityManager, temporal: Client, cfg: Config, taskQueue: string, limit = 100): Promise<number> {
+export async function fanOutOutbox(
+  em: EntityManager,
+  limit = 100,
+  beforeCommit?: () => Promise<void>,
+): Promise<{ dispatched: number; created: number; full: boolean }> {
   return em.transactional(async (tx) => {
     const events = await tx.find(
       OutboxEvent,
       { dispatchedAt: null },
-      { orderBy: { createdAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+      { orderBy: { seq: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
     );
-    if (!events.length) return 0;
+    if (!events.length) return { dispatched: 0, created: 0, full: false };
     const orgIds = [...new Set(events.map((e) => e.organizationId))];
     const endpoints = await tx.find(WebhookEndpoint, { organization: { $in: orgIds }, enabled: true, deletedAt: null });
-    const created: { id: string; outboxEventId: string; endpointId: string }[] = [];
+    let created = 0;
+    const now = new Date();
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.organization.id !== event.organizationId || !endpoint.events.includes(event.type)) continue;
-        const we = tx.create(WebhookEvent, {
+        tx.create(WebhookEvent, {
           endpoint,
           outboxEvent: event,
           type: event.type,
@@ -89,13 +81,333 @@ export async function dispatchOutbox(em: EntityManager, temporal: Client, cfg: C
           succeeded: null,
           lastHttpCode: null,
           attempts: 0,
+          claimedUntil: null,
+          retryStartedAt: null,
         });
-        created.push({ id: we.id, outboxEventId: event.id, endpointId: endpoint.id });
+        created++;
       }
-      event.dispatchedAt = new Date();
+      event.dispatchedAt = now;
     }
     await tx.flush();
-    for (const we of created) await startDelivery(temporal, cfg, taskQueue, we);
-    return events.length;
+    await beforeCommit?.();
+    return { dispatched: events.length, created, full: events.length === limit };
   });
+}
+
+export interface RetryStart {
+  webhookEventId: string;
+  outboxEventId: string;
+  endpointId: string;
+  /** The attempt the workflow makes first (after the backoff of the one before it). */
+  firstAttempt: number;
+}
+
+/**
+ * Starts the `webhook-delivery` workflow that owns an event's remaining attempts. Called only after
+ * the attempt before it was committed. Answers false when Temporal could not be reached (the sweep in
+ * deliverFirstAttempts starts it later). A running workflow of the same id counts as started; a
+ * redelivery replaces it.
+ */
+export async function startRetries(
+  temporal: Client,
+  cfg: Config,
+  taskQueue: string,
+  r: RetryStart,
+  opts: { redeliver?: boolean; log?: Logger } = {},
+): Promise<boolean> {
+  try {
+    await temporal.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue,
+      workflowId: webhookDeliveryWorkflowId(r.outboxEventId, r.endpointId),
+      workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      args: [{ webhookEventId: r.webhookEventId, settings: deliverySettings(cfg), firstAttempt: r.firstAttempt }],
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
+    opts.log?.warn({ err, webhookEventId: r.webhookEventId }, 'webhook retry start failed; the dispatcher sweep starts it later');
+    return false;
+  }
+}
+
+export async function markRetriesStarted(em: EntityManager, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await runSql(em, `update webhook_events set retry_started_at = now() where id = any($1::uuid[])`, [ids]);
+}
+
+interface ClaimedRow {
+  id: string;
+  outbox_event_id: string;
+  endpoint_id: string;
+  payload: string;
+  url: string;
+  secret_sealed: string;
+  enabled: boolean;
+  deleted_at: Date | null;
+}
+
+export interface FirstAttemptSettings {
+  taskQueue: string;
+  limit: number;
+  /** How many POSTs of a batch run at once. */
+  concurrency: number;
+  /** How long a claimed batch is ours before another dispatcher may take it over (a crashed worker). */
+  leaseSeconds: number;
+  /** A failed attempt whose retry workflow was not started after this long is started by the sweep. */
+  sweepGraceSeconds: number;
+}
+
+export interface FirstAttemptsResult {
+  claimed: number;
+  delivered: number;
+  failed: number;
+  full: boolean;
+  /** Retry workflows the sweep started for attempts whose start had been lost. */
+  recovered: number;
+}
+
+/**
+ * The dispatcher's hot path: claims (with a lease) committed webhook events that were never
+ * attempted, sends each once, records every attempt in one statement, then starts a retry workflow
+ * for each failure. An event stays claimable until its attempt is recorded, so a crash anywhere here
+ * means it is sent again once the lease passes (at-least-once; the `webhook-id` stays the same).
+ */
+export async function deliverFirstAttempts(
+  em: EntityManager,
+  temporal: Client,
+  cfg: Config,
+  log: Logger,
+  s: FirstAttemptSettings,
+  hooks: {
+    onFinalFailure: (webhookEventId: string) => Promise<void>;
+    /** Test-only fault points (workers/src/fault-injection.ts). */
+    afterSend?: () => void;
+    beforeRetryStarts?: () => void;
+  },
+): Promise<FirstAttemptsResult> {
+  const recovered = await sweepLostRetries(em, temporal, cfg, log, s);
+  const { rows } = await runSql<ClaimedRow>(
+    em,
+    `with claimed as (
+       update webhook_events w set claimed_until = now() + make_interval(secs => $1)
+       where w.id in (
+         select id from webhook_events
+         where succeeded is null and retry_started_at is null and attempts = 0
+           and (claimed_until is null or claimed_until < now())
+         order by created_at limit $2 for update skip locked)
+       returning w.id, w.outbox_event_id, w.endpoint_id, w.payload, w.claimed_until)
+     select c.id, c.outbox_event_id, c.endpoint_id, c.payload, e.url, e.secret_sealed, e.enabled, e.deleted_at
+     from claimed c join webhook_endpoints e on e.id = c.endpoint_id`,
+    [s.leaseSeconds, s.limit],
+  );
+  if (!rows.length) return { claimed: 0, delivered: 0, failed: 0, full: false, recovered };
+
+  const allowPrivate = webhookAllowsPrivateUrls(cfg);
+  const final = cfg.WEBHOOK_MAX_ATTEMPTS <= 1;
+  const results: { id: string; ok: boolean; httpCode: number | null; summary: string; durationMs: number }[] = [];
+  let next = 0;
+  const work = async () => {
+    while (next < rows.length) {
+      const row = rows[next++]!;
+      const started = Date.now();
+      if (!row.enabled || row.deleted_at) {
+        results.push({ id: row.id, ok: false, httpCode: null, summary: 'not sent: the endpoint is disabled', durationMs: 0 });
+        continue;
+      }
+      const secret = open(cfg.SECRET, PURPOSE, row.secret_sealed);
+      const r = await sendWebhook({
+        url: row.url,
+        headers: webhookHeaders(secret, row.id, row.payload),
+        body: row.payload,
+        timeoutMs: cfg.WEBHOOK_TIMEOUT_MS,
+        allowPrivate,
+      });
+      const ok = r.httpCode !== null && r.httpCode >= 200 && r.httpCode < 300;
+      results.push({ id: row.id, ok, httpCode: r.httpCode, summary: r.summary, durationMs: Date.now() - started });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(s.concurrency, rows.length) }, work));
+  hooks.afterSend?.();
+
+  const skipped = new Set(rows.filter((r) => !r.enabled || r.deleted_at).map((r) => r.id));
+  await em.transactional(async (tx) => {
+    await runSql(
+      tx,
+      `insert into webhook_deliveries (id, created_at, webhook_event_id, attempt, succeeded, http_code, response, duration_ms)
+       select gen_random_uuid(), now(), v.id, 1, v.ok, v.code, v.summary, v.ms
+       from unnest($1::uuid[], $2::boolean[], $3::int[], $4::text[], $5::int[]) as v(id, ok, code, summary, ms)`,
+      [results.map((r) => r.id), results.map((r) => r.ok), results.map((r) => r.httpCode), results.map((r) => r.summary), results.map((r) => r.durationMs)],
+    );
+    await runSql(
+      tx,
+      `update webhook_events w set attempts = greatest(w.attempts, 1), last_http_code = v.code, claimed_until = null,
+         modified_at = now(), succeeded = case when v.ok then true when v.final then false else null end
+       from unnest($1::uuid[], $2::boolean[], $3::int[], $4::boolean[]) as v(id, ok, code, final)
+       where w.id = v.id`,
+      [results.map((r) => r.id), results.map((r) => r.ok), results.map((r) => r.httpCode), results.map((r) => final || skipped.has(r.id))],
+    );
+  });
+
+  // Committed: now the failures get their retry workflows (a start lost here is swept up later).
+  hooks.beforeRetryStarts?.();
+  const failures = results.filter((r) => !r.ok);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  if (final) {
+    for (const f of failures) if (!skipped.has(f.id)) await hooks.onFinalFailure(f.id);
+  } else {
+    const toRetry = failures.filter((f) => !skipped.has(f.id));
+    const started: string[] = [];
+    await Promise.all(
+      toRetry.map(async (f) => {
+        const row = byId.get(f.id)!;
+        const ok = await startRetries(temporal, cfg, s.taskQueue, { webhookEventId: f.id, outboxEventId: row.outbox_event_id, endpointId: row.endpoint_id, firstAttempt: 2 }, { log });
+        if (ok) started.push(f.id);
+      }),
+    );
+    await markRetriesStarted(em, started);
+  }
+  return { claimed: rows.length, delivered: results.length - failures.length, failed: failures.length, full: rows.length === s.limit, recovered };
+}
+
+/** Starts the retry workflows of attempted, unfinished events whose start was lost (a crash or an outage after the attempt's commit). */
+async function sweepLostRetries(em: EntityManager, temporal: Client, cfg: Config, log: Logger, s: FirstAttemptSettings): Promise<number> {
+  const { rows: lost } = await runSql<{ id: string; outbox_event_id: string; endpoint_id: string; attempts: number }>(
+    em,
+    `select id, outbox_event_id, endpoint_id, attempts from webhook_events
+     where succeeded is null and retry_started_at is null and attempts >= 1
+       and coalesce(modified_at, created_at) < now() - make_interval(secs => $1)
+     order by created_at limit 100`,
+    [s.sweepGraceSeconds],
+  );
+  const started: string[] = [];
+  for (const r of lost) {
+    log.warn({ webhookEventId: r.id, endpointId: r.endpoint_id }, 'webhook event had no retry workflow; starting it');
+    const ok = await startRetries(temporal, cfg, s.taskQueue, { webhookEventId: r.id, outboxEventId: r.outbox_event_id, endpointId: r.endpoint_id, firstAttempt: r.attempts + 1 }, { log });
+    if (ok) started.push(r.id);
+  }
+  await markRetriesStarted(em, started);
+  return started.length;
+}
+
+/**
+ * One attempt of a retry workflow. A missing event is an error (the workflow fails visibly), never a
+ * quiet success; an endpoint disabled or deleted meanwhile records a 'not sent' attempt and ends the event.
+ */
+export async function deliverAttempt(
+  em: EntityManager,
+  cfg: Config,
+  webhookEventId: string,
+  attempt: number,
+  final: boolean,
+): Promise<{ outcome: 'delivered' | 'failed' | 'skipped'; httpCode: number | null }> {
+  const we = await em.findOne(WebhookEvent, { id: webhookEventId }, { populate: ['endpoint'] });
+  if (!we) throw new WebhookEventMissing(webhookEventId);
+  const started = Date.now();
+  let result: { httpCode: number | null; summary: string };
+  const skipped = !we.endpoint.enabled || !!we.endpoint.deletedAt;
+  if (skipped) result = { httpCode: null, summary: 'not sent: the endpoint is disabled' };
+  else {
+    result = await sendWebhook({
+      url: we.endpoint.url,
+      headers: webhookHeaders(endpointSecret(cfg, we.endpoint), we.id, we.payload),
+      body: we.payload,
+      timeoutMs: cfg.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: webhookAllowsPrivateUrls(cfg),
+    });
+  }
+  const ok = result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300;
+  em.create(WebhookDelivery, {
+    webhookEvent: we,
+    attempt,
+    succeeded: ok,
+    httpCode: result.httpCode,
+    response: result.summary,
+    durationMs: Date.now() - started,
+  });
+  we.attempts = Math.max(we.attempts, attempt);
+  we.lastHttpCode = result.httpCode;
+  if (ok) we.succeeded = true;
+  else if (final || skipped) we.succeeded = false;
+  await em.flush();
+  return { outcome: ok ? 'delivered' : skipped ? 'skipped' : 'failed', httpCode: result.httpCode };
+}
+
+export class WebhookEventMissing extends Error {
+  constructor(id: string) {
+    super(`webhook event ${id} does not exist`);
+    this.name = 'WebhookEventMissing';
+  }
+}
+
+/**
+ * After an event's last attempt failed: marks it failed, logs it, and disables the endpoint when its
+ * last `WEBHOOK_DISABLE_AFTER` events all failed (mailing the organization's members, after commit).
+ */
+export async function webhookEventFailed(em: EntityManager, cfg: Config, log: Logger, webhookEventId: string, disableAfter = cfg.WEBHOOK_DISABLE_AFTER) {
+  const we = await em.findOne(WebhookEvent, { id: webhookEventId }, { populate: ['endpoint', 'endpoint.organization'] });
+  if (!we) return { disabled: false, mails: [] as { to: string; subject: string; text: string; dedupeKey: string; organizationId: string }[] };
+  if (we.succeeded === null) {
+    we.succeeded = false;
+    await em.flush();
+  }
+  log.warn({ webhookEventId, endpointId: we.endpoint.id, type: we.type, attempts: we.attempts, lastHttpCode: we.lastHttpCode }, 'webhook event gave up after its last attempt');
+  const endpoint = we.endpoint;
+  const none = { disabled: false, mails: [] };
+  if (!endpoint.enabled) return none;
+  const recent = await em.find(WebhookEvent, { endpoint, succeeded: { $ne: null } }, { orderBy: { createdAt: 'desc' }, limit: disableAfter });
+  if (recent.length < disableAfter || recent.some((e) => e.succeeded)) return none;
+  const disabledAt = new Date();
+  const updated = await em.nativeUpdate(WebhookEndpoint, { id: endpoint.id, enabled: true }, { enabled: false, disabledAt });
+  if (!updated) return none;
+  log.warn({ endpointId: endpoint.id, organizationId: endpoint.organization.id }, 'webhook endpoint disabled after its last events all failed');
+  const members = await em.find(Member, { organization: endpoint.organization }, { populate: ['user'] });
+  const subject = `Webhook endpoint disabled in ${endpoint.organization.name}`;
+  const text =
+    `The webhook endpoint ${endpoint.url} failed its last ${disableAfter} events and has been disabled.\n` +
+    `Fix the receiver, then re-enable it (PATCH /v1/webhooks/endpoints/${endpoint.id} {"enabled": true}) and ` +
+    `redeliver the failed events (POST /v1/webhooks/events/{id}/redeliver).\n`;
+  return {
+    disabled: true,
+    mails: members.map((m) => ({
+      to: m.user.email,
+      subject,
+      text,
+      organizationId: endpoint.organization.id,
+      dedupeKey: `webhook-endpoint-disabled:${endpoint.id}:${disabledAt.toISOString()}:${m.user.email}`,
+    })),
+  };
+}
+
+/** Sends the 'endpoint disabled' mails (outside any transaction) and records each as a notification. */
+export async function sendEndpointDisabledMails(
+  em: EntityManager,
+  mailer: { send(m: { to: string; subject: string; text: string }): Promise<{ messageId: string | null }> },
+  mails: { to: string; subject: string; text: string; dedupeKey: string; organizationId: string }[],
+) {
+  for (const m of mails) {
+    const { messageId } = await mailer.send({ to: m.to, subject: m.subject, text: m.text });
+    em.create(Notification, {
+      organizationId: m.organizationId,
+      kind: 'webhook_endpoint.disabled',
+      dedupeKey: m.dedupeKey,
+      recipient: m.to,
+      subject: m.subject,
+      messageId,
+      sentAt: new Date(),
+    });
+  }
+  await em.flush();
+}
+
+/** What /healthz reports: outbox events not fanned out and webhook events never attempted, 5 minutes after they were written. */
+export async function webhookBacklog(em: EntityManager): Promise<{ undispatched_events: number; unattempted_deliveries: number }> {
+  const { rows } = await runSql<{ undispatched: string; unattempted: string }>(
+    em,
+    `select
+       (select count(*) from outbox_events where dispatched_at is null and created_at < now() - interval '5 minutes') as undispatched,
+       (select count(*) from webhook_events where succeeded is null and retry_started_at is null and attempts = 0
+          and created_at < now() - interval '5 minutes') as unattempted`,
+  );
+  return { undispatched_events: Number(rows[0]!.undispatched), unattempted_deliveries: Number(rows[0]!.unattempted) };
 }
