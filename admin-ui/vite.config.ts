@@ -12,6 +12,15 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 4000,
     rollupOptions: {
+      output: {
+        // Libraries in two shared chunks (react-admin's modules import each other in cycles and must not
+        // be split across resource chunks); each resource's own code loads on first use (React.lazy).
+        manualChunks(id) {
+          if (!id.includes('node_modules')) return undefined;
+          if (/node_modules\/(recharts|d3-|victory-vendor|internmap)/.test(id)) return 'charts';
+          return 'vendor';
+        },
+      },
       // MUI ships "use client" directives, meaningless in a client-only bundle.
       onwarn(warning, warn) {
         if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;

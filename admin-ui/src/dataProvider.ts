@@ -3,21 +3,46 @@
  *
  * simple-rest builds `GET /v1/products?sort=[..]&range=[..]&filter={..}` and expects a JSON array
  * plus `Content-Range`; the API wants `GET /v1/products/?page=&limit=&sorting=` and answers
- * `{items, pagination}`. The http client below translates both ways; the provider overrides the
- * calls whose shape differs (PATCH updates, getMany without an `id` filter everywhere).
+ * `{items, pagination}`. The http client below translates both ways; the provider maps resource
+ * names to API paths, scopes lists and creates to the selected organization, and overrides the calls
+ * whose shape differs (PATCH updates, 204 deletes, getMany without an `id` filter everywhere).
  */
 import simpleRestProvider from 'ra-data-simple-rest';
 import {
   fetchUtils,
   HttpError,
+  type CreateParams,
   type DataProvider,
+  type DeleteParams,
+  type GetListParams,
+  type GetManyReferenceParams,
   type Identifier,
   type RaRecord,
   type UpdateParams,
   type UpdateResult,
 } from 'react-admin';
+import { errorMessage, submissionErrors } from './common/api.ts';
+import { currentOrganizationId } from './common/organization.ts';
+
+export { errorMessage };
 
 const API_URL = '/v1';
+
+/** Resource names of the console whose API path differs. */
+const PATHS: Record<string, string> = {
+  'access-tokens': 'organization-access-tokens',
+  'webhook-endpoints': 'webhooks/endpoints',
+  'webhook-deliveries': 'webhooks/deliveries',
+};
+const pathOf = (resource: string) => PATHS[resource] ?? resource;
+
+/** Lists that are not filtered by organization (the organizations themselves, nested lists). */
+const UNSCOPED_LISTS = new Set(['organizations']);
+/** Create bodies that name their organization (others take it from the product, order, …). */
+const SCOPED_CREATES = new Set([
+  'products', 'benefits', 'custom-fields', 'discounts', 'customers', 'files', 'meters',
+  'webhook-endpoints', 'access-tokens', 'tax-rates',
+]);
 
 type Options = fetchUtils.Options;
 type JsonResponse = Awaited<ReturnType<typeof fetchUtils.fetchJson>>;
@@ -25,29 +50,6 @@ type JsonResponse = Awaited<ReturnType<typeof fetchUtils.fetchJson>>;
 interface ListBody {
   items: unknown[];
   pagination: { total_count: number; max_page: number };
-}
-
-interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
-
-/** Turns `{error, detail}` (or Better-Auth's `{message}`) into one readable sentence. */
-export function errorMessage(body: unknown, fallback: string): string {
-  if (!body || typeof body !== 'object') return fallback;
-  const { detail, message } = body as { detail?: unknown; message?: unknown };
-  if (typeof detail === 'string' && detail) return detail;
-  if (Array.isArray(detail) && detail.length) {
-    return (detail as ValidationIssue[])
-      .map((issue) => {
-        const field = Array.isArray(issue.loc) ? issue.loc.slice(1).join('.') : '';
-        return field ? `${field}: ${issue.msg}` : issue.msg;
-      })
-      .join('; ');
-  }
-  if (typeof message === 'string' && message) return message;
-  return fallback;
 }
 
 const toSnakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -69,18 +71,17 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 /** `/v1/products?sort=…&range=…&filter=…` → `/v1/products/?page=…&limit=…&sorting=…&…`, or null if not a list call. */
 function translateListUrl(url: URL): { url: URL; start: number } | null {
-  const match = /^\/v1\/[\w-]+$/.exec(url.pathname);
   const p = url.searchParams;
-  if (!match || !(p.has('range') || p.has('sort') || p.has('filter'))) return null;
+  if (!/^\/v1\/[\w/-]+$/.test(url.pathname) || !(p.has('range') || p.has('sort') || p.has('filter'))) return null;
 
-  const out = new URL(`${url.pathname}/`, url.origin);
+  const out = new URL(url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`, url.origin);
   const [start = 0, end = 9] = parseJson<number[]>(p.get('range'), []);
   const limit = Math.max(1, end - start + 1);
   out.searchParams.set('page', String(Math.floor(start / limit) + 1));
   out.searchParams.set('limit', String(limit));
 
   const sort = parseJson<[string, 'ASC' | 'DESC'] | null>(p.get('sort'), null);
-  if (sort) out.searchParams.set('sorting', `${sort[1] === 'DESC' ? '-' : ''}${sortingKey(sort[0])}`);
+  if (sort && sort[0]) out.searchParams.set('sorting', `${sort[1] === 'DESC' ? '-' : ''}${sortingKey(sort[0])}`);
 
   const filter = parseJson<Record<string, unknown>>(p.get('filter'), {});
   for (const [key, value] of Object.entries(filter)) {
@@ -114,7 +115,9 @@ export async function httpClient(input: string, options: Options = {}): Promise<
     });
   } catch (error) {
     if (error instanceof HttpError) {
-      throw new HttpError(errorMessage(error.body, error.message), error.status, error.body);
+      const message = errorMessage(error.body, error.message || `Request failed (${error.status})`);
+      const errors = submissionErrors(error.body, message);
+      throw new HttpError(message, error.status, errors ? { ...(error.body as object), errors } : error.body);
     }
     throw error;
   }
@@ -143,30 +146,79 @@ function changes(data: Partial<RaRecord>, previous: Partial<RaRecord> | undefine
 }
 
 async function patch<R extends RaRecord>(resource: string, id: Identifier, data: Record<string, unknown>): Promise<R> {
-  const { json } = await httpClient(`${API_URL}/${resource}/${encodeURIComponent(id)}`, {
+  const { json } = await httpClient(`${API_URL}/${pathOf(resource)}/${encodeURIComponent(id)}`, {
     method: 'PATCH',
     body: JSON.stringify(data),
   });
   return json as R;
 }
 
+async function attachBenefits(productId: Identifier, benefits: string[]): Promise<RaRecord> {
+  const { json } = await httpClient(`${API_URL}/products/${encodeURIComponent(productId)}/benefits`, {
+    method: 'POST',
+    body: JSON.stringify({ benefits }),
+  });
+  return json as RaRecord;
+}
+
+function scopedFilter(resource: string, filter: Record<string, unknown> = {}): Record<string, unknown> {
+  const org = currentOrganizationId();
+  return org && !UNSCOPED_LISTS.has(resource) ? { organization_id: org, ...filter } : filter;
+}
+
 export const dataProvider: DataProvider = {
   ...base,
+
+  getList: (resource: string, params: GetListParams) =>
+    base.getList(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),
+
+  getManyReference: (resource: string, params: GetManyReferenceParams) =>
+    base.getManyReference(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),
+
+  getOne: (resource, params) => base.getOne(pathOf(resource), params),
 
   // The API has no generic `?id=` filter on every collection: fetch the few records one by one.
   getMany: async (resource, params) => {
     const records = await Promise.all(
-      params.ids.map((id) => base.getOne(resource, { id, signal: params.signal }).then(({ data }) => data)),
+      params.ids.map((id) => base.getOne(pathOf(resource), { id, signal: params.signal }).then(({ data }) => data)),
     );
     return { data: records };
   },
 
-  update: async <R extends RaRecord>(resource: string, params: UpdateParams<R>): Promise<UpdateResult<R>> => ({
-    data: await patch<R>(resource, params.id, changes(params.data, params.previousData)),
-  }),
+  create: async (resource: string, params: CreateParams) => {
+    const org = currentOrganizationId();
+    const { benefit_ids: benefitIds, ...body } = params.data as Record<string, unknown>;
+    const data = SCOPED_CREATES.has(resource) && org && !body.organization_id ? { organization_id: org, ...body } : body;
+    const { json } = await httpClient(`${API_URL}/${pathOf(resource)}`, { method: 'POST', body: JSON.stringify(data) });
+    // A product's benefits are set by their own call once the product exists.
+    if (resource === 'products' && Array.isArray(benefitIds) && benefitIds.length) {
+      return { data: await attachBenefits((json as RaRecord).id, benefitIds as string[]) };
+    }
+    return { data: json };
+  },
+
+  update: async <R extends RaRecord>(resource: string, params: UpdateParams<R>): Promise<UpdateResult<R>> => {
+    const { benefit_ids: benefitIds, ...diff } = changes(params.data, params.previousData);
+    let record = Object.keys(diff).length || benefitIds === undefined ? await patch<R>(resource, params.id, diff) : undefined;
+    if (resource === 'products' && Array.isArray(benefitIds)) record = (await attachBenefits(params.id, benefitIds as string[])) as R;
+    return { data: record as R };
+  },
 
   updateMany: async (resource, params) => {
     const records = await Promise.all(params.ids.map((id) => patch(resource, id, changes(params.data, undefined))));
     return { data: records.map((r) => r.id) };
+  },
+
+  // DELETE answers 204 without a body.
+  delete: async <R extends RaRecord>(resource: string, params: DeleteParams<R>) => {
+    await httpClient(`${API_URL}/${pathOf(resource)}/${encodeURIComponent(params.id)}`, { method: 'DELETE' });
+    return { data: (params.previousData ?? { id: params.id }) as R };
+  },
+
+  deleteMany: async (resource, params) => {
+    for (const id of params.ids) {
+      await httpClient(`${API_URL}/${pathOf(resource)}/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    }
+    return { data: params.ids };
   },
 };

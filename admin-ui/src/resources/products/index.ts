@@ -1,12 +1,13 @@
 import type { ResourceProps } from 'react-admin';
-import { ProductCreate } from './ProductCreate.tsx';
-import { ProductList } from './ProductList.tsx';
-import { ProductShow } from './ProductShow.tsx';
+import CategoryIcon from '@mui/icons-material/Category';
+import { lazyNamed } from '../../common/lazy.ts';
 
 export const products: ResourceProps = {
   name: 'products',
-  list: ProductList,
-  create: ProductCreate,
-  show: ProductShow,
+  icon: CategoryIcon,
+  list: lazyNamed(() => import('./ProductList.tsx'), 'ProductList'),
+  create: lazyNamed(() => import('./ProductForm.tsx'), 'ProductCreate'),
+  edit: lazyNamed(() => import('./ProductForm.tsx'), 'ProductEdit'),
+  show: lazyNamed(() => import('./ProductShow.tsx'), 'ProductShow'),
   recordRepresentation: 'name',
 };

@@ -1,0 +1,56 @@
+/** Sign in with an email address or a username; links to sign-up and the forgotten-password page. */
+import { useState, type FormEvent } from 'react';
+import { Link as RouterLink, useLocation } from 'react-router-dom';
+import { useLogin } from 'react-admin';
+import { Alert, Button, Link, Stack, TextField } from '@mui/material';
+import { AuthCard } from './AuthCard.tsx';
+
+export const LoginPage = () => {
+  const login = useLogin();
+  const location = useLocation();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const notice = new URLSearchParams(location.search).get('notice') ?? (sessionStorage.getItem('emporia.notice') || null);
+
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      sessionStorage.removeItem('emporia.notice');
+      await login({ email: String(form.get('email') ?? ''), password: String(form.get('password') ?? '') });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : 'Sign-in failed');
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard title="Sign in to your seller console">
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Stack spacing={2}>
+          {notice ? <Alert severity="success">{notice}</Alert> : null}
+          {error ? (
+            <Alert severity="error" role="alert">
+              {error}
+            </Alert>
+          ) : null}
+          <TextField name="email" label="Email or username" autoComplete="username" required autoFocus fullWidth />
+          <TextField name="password" label="Password" type="password" autoComplete="current-password" required fullWidth />
+          <Button type="submit" variant="contained" size="large" disabled={busy}>
+            Sign in
+          </Button>
+          <Stack direction="row" sx={{ justifyContent: 'space-between' }}>
+            <Link component={RouterLink} to="/sign-up">
+              Create an account
+            </Link>
+            <Link component={RouterLink} to="/forgot-password">
+              Forgot your password?
+            </Link>
+          </Stack>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+};

@@ -1,0 +1,1 @@
+export const Dashboard = () => <div>Dashboard</div>;

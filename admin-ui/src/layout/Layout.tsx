@@ -1,0 +1,100 @@
+/**
+ * The console's frame: app bar with the organization switcher, the menu, a banner while the email
+ * address is unverified, and the organization gate (no organization yet → first-run page; the
+ * selected organization keys the pages so switching reloads them with the new scope).
+ */
+import { Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Navigate } from 'react-router-dom';
+import {
+  AppBar,
+  Layout as RaLayout,
+  Loading,
+  Logout,
+  TitlePortal,
+  UserMenu,
+  useGetIdentity,
+  useGetList,
+  type LayoutProps,
+} from 'react-admin';
+import { Alert, Box, Button } from '@mui/material';
+import { authApi } from '../common/api.ts';
+import { currentOrganizationId, setCurrentOrganizationId, subscribeOrganization } from '../common/organization.ts';
+import { VERIFY_CALLBACK } from '../auth/authProvider.ts';
+import { Menu } from './Menu.tsx';
+import { OrganizationSwitcher, type Organization } from './OrganizationSwitcher.tsx';
+
+const ConsoleAppBar = () => (
+  <AppBar
+    userMenu={
+      <UserMenu>
+        <Logout />
+      </UserMenu>
+    }
+  >
+    <TitlePortal />
+    <OrganizationSwitcher />
+  </AppBar>
+);
+
+const VerifyEmailBanner = () => {
+  const { identity } = useGetIdentity();
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (!identity || identity.emailVerified !== false) return null;
+  const resend = async () => {
+    try {
+      await authApi('/send-verification-email', { email: identity.email, callbackURL: VERIFY_CALLBACK });
+      setSent(true);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : 'Could not send the mail');
+    }
+  };
+  return (
+    <Alert
+      severity={error ? 'error' : 'info'}
+      sx={{ mb: 1 }}
+      action={
+        sent ? undefined : (
+          <Button color="inherit" size="small" onClick={() => void resend()}>
+            Send the link again
+          </Button>
+        )
+      }
+    >
+      {error ?? (sent ? `A verification link is on its way to ${String(identity.email)}.` : `Please verify your email address (${String(identity.email)}): open the link we mailed you.`)}
+    </Alert>
+  );
+};
+
+export function useCurrentOrganizationId(): string | null {
+  const [id, setId] = useState(currentOrganizationId());
+  useEffect(() => subscribeOrganization(setId), []);
+  return id;
+}
+
+/** Renders the pages once an organization is selected; sends a user without one to the first-run page. */
+const OrganizationGate = ({ children }: { children: ReactNode }) => {
+  const selected = useCurrentOrganizationId();
+  const { data, isPending, error } = useGetList<Organization>('organizations', {
+    pagination: { page: 1, perPage: 100 },
+    sort: { field: 'name', order: 'ASC' },
+  });
+  const valid = !!data && data.some((o) => o.id === selected);
+  useEffect(() => {
+    if (data && data.length && !valid) setCurrentOrganizationId(data[0]!.id);
+  }, [data, valid]);
+  if (error) return <Alert severity="error">Could not load your organizations: {error.message}</Alert>;
+  if (isPending) return <Loading />;
+  if (!data.length) return <Navigate to="/welcome" replace />;
+  if (!valid) return <Loading />;
+  return <Box key={selected}>{children}</Box>;
+};
+
+export const Layout = ({ children }: LayoutProps) => (
+  <RaLayout appBar={ConsoleAppBar} menu={Menu}>
+    <VerifyEmailBanner />
+    <OrganizationGate>
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </OrganizationGate>
+  </RaLayout>
+);
