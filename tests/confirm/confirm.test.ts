@@ -165,10 +165,23 @@ describe('confirming a monthly subscription', () => {
       checkoutId: checkout.id,
       customerId: confirmed.customerId,
     });
+    // The period ends on the same day of the next month, or on that month's last day when it is shorter
+    // (Jan 31 → Feb 28/29), at the same time of day.
     const start = sub.currentPeriodStart;
-    const expectedEnd = new Date(start);
-    expectedEnd.setUTCMonth(expectedEnd.getUTCMonth() + 1);
-    if (expectedEnd.getUTCDate() === start.getUTCDate()) expect(sub.currentPeriodEnd!.toISOString()).toBe(expectedEnd.toISOString());
+    const nextMonth = start.getUTCMonth() + 1;
+    const lastDayOfNextMonth = new Date(Date.UTC(start.getUTCFullYear(), nextMonth + 1, 0)).getUTCDate();
+    const expectedEnd = new Date(
+      Date.UTC(
+        start.getUTCFullYear(),
+        nextMonth,
+        Math.min(start.getUTCDate(), lastDayOfNextMonth),
+        start.getUTCHours(),
+        start.getUTCMinutes(),
+        start.getUTCSeconds(),
+        start.getUTCMilliseconds(),
+      ),
+    );
+    expect(sub.currentPeriodEnd!.toISOString()).toBe(expectedEnd.toISOString());
     expect(sub.product.prices).toHaveLength(1);
     expect((await a.polar.subscriptions.get({ id: sub.id })).id).toBe(sub.id);
 
