@@ -21,6 +21,8 @@ let running: Promise<void>;
 const applied: BenefitActionInput[] = [];
 /** orderId → attempts to fail before succeeding (Infinity: always). */
 const failures = new Map<string, number>();
+/** benefitId → a promise its actions wait for before they apply (holds a run busy while requests queue up). */
+const gates = new Map<string, Promise<void>>();
 
 beforeAll(async () => {
   client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
@@ -36,6 +38,7 @@ beforeAll(async () => {
           failures.set(input.orderId ?? '', left - 1);
           throw new Error('third party down');
         }
+        await gates.get(input.benefitId);
         await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
         applied.push(input);
         return { status: 'granted', grantId: null };
@@ -90,12 +93,42 @@ describe('benefit-grant workflow', () => {
     const benefitId = randomUUID();
     const customerId = randomUUID();
     const mine = () => applied.filter((a) => a.benefitId === benefitId);
-    await Promise.all(Array.from({ length: 3 }, (_, i) => send(benefitId, customerId, req(i), 2)));
+    // The first run stays busy on its first request until every request has been sent, so it has a
+    // queue to carry each time it reaches maxPerRun (2).
+    let open!: () => void;
+    gates.set(benefitId, new Promise<void>((r) => (open = r)));
+    const sent = await Promise.all(Array.from({ length: 3 }, (_, i) => send(benefitId, customerId, req(i), 2)));
     for (let i = 3; i < 9; i++) await send(benefitId, customerId, req(i), 2);
+    open();
     await until(() => mine().length === 9);
     // The first three raced each other; from the fourth on the order is the sending order.
     expect(mine().slice(3).map((a) => a.orderId)).toEqual(Array.from({ length: 6 }, (_, i) => `order-${i + 3}`));
     expect(new Set(mine().map((a) => a.orderId)).size).toBe(9);
+
+    // Every request went to one run, which continued as new (a new run id) with the rest of the queue
+    // as its input, run after run, until the last run completed.
+    const firstRunId = sent[0]!.signaledRunId;
+    expect(new Set(sent.map((h) => h.signaledRunId))).toEqual(new Set([firstRunId]));
+    const carried: number[] = [];
+    let runId = firstRunId;
+    for (;;) {
+      const handle = client.workflow.getHandle(benefitGrantWorkflowId(benefitId, customerId), runId);
+      await handle.result().catch(() => {});
+      const { status } = await handle.describe();
+      if (status.name !== 'CONTINUED_AS_NEW') {
+        expect(status.name).toBe('COMPLETED');
+        break;
+      }
+      const history = await handle.fetchHistory();
+      const attrs = history.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes;
+      expect(attrs?.newExecutionRunId).toBeTruthy();
+      expect(attrs!.newExecutionRunId).not.toBe(runId);
+      const input = JSON.parse(Buffer.from(attrs!.input!.payloads![0]!.data!).toString()) as { pending: BenefitActionRequest[] };
+      carried.push(input.pending.length);
+      runId = attrs!.newExecutionRunId!;
+    }
+    // 9 requests, 2 per run: 4 continue-as-new, carrying 7, 5, 3 and 1 requests.
+    expect(carried).toEqual([7, 5, 3, 1]);
   }, 180_000);
 
   it('retries a failing request before moving on to the next', async () => {
