@@ -20,7 +20,9 @@ const deps = await createDeps(cfg, 'worker');
 const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
 const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});
 const sweepSeconds = process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS ? Number(process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS) : undefined;
-const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { sweepSeconds });
+// EMPORIA_DISPATCHER_IDLE_SECONDS: how often the webhook dispatcher looks for work without a wake-up (tests shorten it).
+const idleSeconds = process.env.EMPORIA_DISPATCHER_IDLE_SECONDS ? Number(process.env.EMPORIA_DISPATCHER_IDLE_SECONDS) : undefined;
+const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { sweepSeconds, idleSeconds });
 await startCheckoutExpirySweeper(deps, cfg.TEMPORAL_TASK_QUEUE);
 deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());

@@ -30,11 +30,12 @@ export async function outboxDispatcherWorkflow(input: OutboxDispatcherInput = {}
   const idle = input.idleSeconds ?? 30;
   const maxInFlight = input.maxInFlight ?? 3;
   let woken = true;
+  // `pending`: committed webhook events may be waiting for their first attempt (or a lost retry start).
+  let pending = true;
   setHandler(wakeSignal, () => {
     woken = true;
+    pending = true;
   });
-  // `pending`: committed webhook events may be waiting for their first attempt.
-  let pending = true;
   let inFlight = 0;
   const launch = () => {
     pending = false;
