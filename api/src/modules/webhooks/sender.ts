@@ -26,11 +26,13 @@ const agents = {
 
 class Refused extends Error {}
 
-function checkedLookup(allowPrivate: boolean): net.LookupFunction {
+export type Resolver = (hostname: string, family: number | undefined) => Promise<dns.LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family: family ?? 0 });
+
+function checkedLookup(allowPrivate: boolean, resolve: Resolver): net.LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { all: true, family: options.family }, (err, addresses) => {
-      if (err) return (callback as (e: Error) => void)(err);
-      const list = addresses as dns.LookupAddress[];
+    resolve(hostname, typeof options.family === 'number' ? options.family : undefined).then((list) => {
       if (!allowPrivate) {
         const bad = list.map((a) => refusedAddress(a.address)).find((r) => r !== null);
         if (bad) return (callback as (e: Error) => void)(new Refused(`${hostname} resolves to ${bad.replace(' is not', ', not')}`));
@@ -39,7 +41,7 @@ function checkedLookup(allowPrivate: boolean): net.LookupFunction {
       if (options.all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       const first = list[0]!;
       (callback as (e: null, a: string, f: number) => void)(null, first.address, first.family);
-    });
+    }, (err: Error) => (callback as (e: Error) => void)(err));
   };
 }
 
@@ -67,6 +69,8 @@ export async function sendWebhook(opts: {
   body: string;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Name resolution (the system's by default; tests give their own DNS answers). */
+  resolve?: Resolver;
 }): Promise<SendResult> {
   const refused = refusedWebhookUrl(opts.url, opts.allowPrivate);
   if (refused) return { httpCode: null, summary: `not sent: ${refused}` };
@@ -79,7 +83,7 @@ export async function sendWebhook(opts: {
         method: 'POST',
         headers: { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) },
         agent: agents[url.protocol as 'http:' | 'https:'],
-        lookup: checkedLookup(opts.allowPrivate),
+        lookup: checkedLookup(opts.allowPrivate, opts.resolve ?? systemResolver),
         signal: AbortSignal.timeout(opts.timeoutMs),
       },
       (res) => {
