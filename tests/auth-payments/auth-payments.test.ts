@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Polar } from '@polar-sh/sdk';
 import { startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
-import { authClient, signedUpUser } from '../auth/helpers.ts';
+import { signedUpUser } from '../auth/helpers.ts';
 import { BILLING_ADDRESS, call, orderSeller, product, until, type Seller } from '../orders/helpers.ts';
 
 let plain: TestServer;
@@ -202,11 +202,16 @@ describe('GET /api/auth/portal and /api/auth/state', () => {
 
   it("never shows another user's customer", async () => {
     const one = await signedUpUser(shop.url);
-    const two = authClient(shop.url);
-    await two.client.signUp.email({ email: uniqueEmail('two'), password: 'correct horse battery', name: 'Two' });
-    const s1 = (await (await one.raw('/api/auth/state')).json()) as { id: string; external_id: string };
-    const s2 = (await (await two.raw('/api/auth/state')).json()) as { id: string; external_id: string };
-    expect(s1.external_id).toBe(one.user.id);
+    const two = await signedUpUser(shop.url, { name: 'Two' });
+    const r1 = await one.raw('/api/auth/state');
+    const r2 = await two.raw('/api/auth/state');
+    expect(r1.status).toBe(200);
+    expect(r2.status).toBe(200);
+    const s1 = (await r1.json()) as { id: string; external_id: string; email: string };
+    const s2 = (await r2.json()) as { id: string; external_id: string; email: string };
+    expect(s1).toMatchObject({ external_id: one.user.id, email: one.email });
+    expect(s2).toMatchObject({ external_id: two.user.id, email: two.email });
+    expect(two.user.id).not.toBe(one.user.id);
     expect(s2.id).not.toBe(s1.id);
   });
 });
