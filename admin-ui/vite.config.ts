@@ -17,7 +17,7 @@ export default defineConfig({
         // be split across resource chunks); each resource's own code loads on first use (React.lazy).
         manualChunks(id) {
           if (!id.includes('node_modules')) return undefined;
-          if (/node_modules\/(recharts|d3-|victory-vendor|internmap)/.test(id)) return 'charts';
+          if (/node_modules\/(recharts|d3-|victory-vendor|internmap|@reduxjs|redux|react-redux|immer|reselect|decimal\.js-light)/.test(id)) return 'charts';
           return 'vendor';
         },
       },

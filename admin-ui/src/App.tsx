@@ -2,7 +2,7 @@
  * The seller console, as a table of contents: the entry pages, the frame, then one resource per
  * folder under resources/ (each loaded on first use) and the pages that are not CRUD.
  */
-import { Admin, Authenticated, CustomRoutes, Resource, reactRouterProvider } from 'react-admin';
+import { Admin, Authenticated, CustomRoutes, Resource, reactRouterProvider, type DashboardComponent } from 'react-admin';
 import { authProvider } from './auth/authProvider.ts';
 import { dataProvider } from './dataProvider.ts';
 import { theme } from './layout/theme.ts';
@@ -16,10 +16,21 @@ import { CreateOrganizationPage } from './auth/CreateOrganizationPage.tsx';
 import { AcceptInvitation } from './invitations/AcceptInvitation.tsx';
 // Selling
 import { products } from './resources/products/index.ts';
+import { benefits } from './resources/benefits/index.ts';
+import { checkoutLinks } from './resources/checkout-links/index.ts';
+import { checkouts } from './resources/checkouts/index.ts';
+// Getting paid
+import { customers } from './resources/customers/index.ts';
+import { orders, refunds } from './resources/orders/index.ts';
+import { subscriptions } from './resources/subscriptions/index.ts';
+// Developers
+import { accessTokens } from './resources/access-tokens/index.ts';
+import { webhookEndpoints } from './resources/webhooks/index.ts';
+// Settings
 import { organizations } from './resources/organizations/index.ts';
 
 const { Route } = reactRouterProvider;
-const Dashboard = lazyNamed(() => import('./dashboard/Dashboard.tsx'), 'Dashboard');
+const Dashboard = lazyNamed(() => import('./dashboard/Dashboard.tsx'), 'Dashboard') as DashboardComponent;
 
 export const App = () => (
   <Admin
@@ -34,6 +45,15 @@ export const App = () => (
     disableTelemetry
   >
     <Resource {...products} />
+    <Resource {...benefits} />
+    <Resource {...checkoutLinks} />
+    <Resource {...checkouts} />
+    <Resource {...customers} />
+    <Resource {...orders} />
+    <Resource {...refunds} />
+    <Resource {...subscriptions} />
+    <Resource {...accessTokens} />
+    <Resource {...webhookEndpoints} />
     <Resource {...organizations} />
     <CustomRoutes noLayout>
       <Route path="/sign-up" element={<SignUpPage />} />

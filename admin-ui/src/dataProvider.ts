@@ -44,6 +44,9 @@ const SCOPED_CREATES = new Set([
   'webhook-endpoints', 'access-tokens', 'tax-rates',
 ]);
 
+/** Keys an update must carry even when unchanged (discriminated update bodies). */
+const ALWAYS_SENT: Record<string, string[]> = { benefits: ['type'], 'custom-fields': ['type'] };
+
 type Options = fetchUtils.Options;
 type JsonResponse = Awaited<ReturnType<typeof fetchUtils.fetchJson>>;
 
@@ -199,6 +202,7 @@ export const dataProvider: DataProvider = {
 
   update: async <R extends RaRecord>(resource: string, params: UpdateParams<R>): Promise<UpdateResult<R>> => {
     const { benefit_ids: benefitIds, ...diff } = changes(params.data, params.previousData);
+    for (const key of ALWAYS_SENT[resource] ?? []) if (key in params.data) diff[key] = params.data[key];
     let record = Object.keys(diff).length || benefitIds === undefined ? await patch<R>(resource, params.id, diff) : undefined;
     if (resource === 'products' && Array.isArray(benefitIds)) record = (await attachBenefits(params.id, benefitIds as string[])) as R;
     return { data: record as R };
