@@ -8,7 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { WebhookBenefitGrantCreatedPayload$inboundSchema } from '@polar-sh/sdk/models/components/webhookbenefitgrantcreatedpayload.js';
 import { requestBenefitAction } from '../../api/src/modules/benefits/lifecycle.ts';
@@ -423,7 +423,7 @@ describe('Discord roles', { timeout: SLOW }, () => {
     expect(discord.requests.some((r) => r.method === 'DELETE' && r.path === rolePath)).toBe(true);
   });
 
-  it('lets a customer update only their own grants (403 for another customer’s)', async () => {
+  it('lets a customer update only their own grants (another customer’s is not found)', async () => {
     const { srv, discord } = env;
     const guildId = '300000000000000001';
     discord.addGuild(guildId, ['1'], []);
@@ -437,9 +437,9 @@ describe('Discord roles', { timeout: SLOW }, () => {
         id: aliceGrant.id,
         customerBenefitGrantUpdate: { benefitType: 'discord', properties: { accountId: '123' } },
       }),
-    ).rejects.toBeInstanceOf(NotPermitted);
+    ).rejects.toBeInstanceOf(ResourceNotFound);
     const raw = await call(srv.url, bob.token, 'PATCH', `/v1/customer-portal/benefit-grants/${aliceGrant.id}`, { benefit_type: 'discord', properties: { account_id: '123' } });
-    expect(raw.status).toBe(403);
-    expect(raw.body).toMatchObject({ error: 'NotPermitted' });
+    expect(raw.status).toBe(404);
+    expect(raw.body).toMatchObject({ error: 'ResourceNotFound' });
   });
 });

@@ -88,7 +88,7 @@ export interface Purchase {
   customerId: string;
   orderId: string;
   subscriptionId: string | null;
-  /** The buyer's customer session (portal). */
+  /** A full customer session of the buyer (seller-created). */
   token: string;
   polar: Polar;
   security: { customerSession: string };
@@ -109,7 +109,11 @@ export async function buy(srv: TestServer, s: Seller, productId: string, email =
     const res = await call(srv.url, s.token, 'GET', `/v1/orders/?checkout_id=${created.body.id}`);
     return res.body?.items?.[0] as { id: string; subscription_id: string | null } | undefined;
   });
-  const token = confirmed.body.customer_session_token as string;
+  // The token a confirmation returns reaches only that checkout's purchase; these tests act as the
+  // customer in the whole portal (linking accounts, every grant), so they use a seller-created session.
+  const session = await call(srv.url, s.token, 'POST', '/v1/customer-sessions/', { customer_id: confirmed.body.customer_id });
+  if (session.status !== 201) throw new Error(`customer session: ${session.status} ${JSON.stringify(session.body)}`);
+  const token = session.body.token as string;
   return {
     checkoutId: created.body.id,
     customerId: confirmed.body.customer_id,

@@ -45,6 +45,7 @@ export async function product(
 export interface Purchase {
   checkoutId: string;
   customerId: string;
+  /** A full customer session of the buyer (seller-created). */
   customerSessionToken: string;
   order: any;
 }
@@ -76,10 +77,14 @@ export async function purchase(
     const res = await call(srv.url, s.token, 'GET', `/v1/orders/?checkout_id=${created.body.id}`);
     return res.body.items?.[0] ?? null;
   });
+  // The token a confirmation returns reaches only that checkout's purchase; the portal flows act as the
+  // customer in the whole portal (cards, every order), so they use a seller-created session.
+  const session = await call(srv.url, s.token, 'POST', '/v1/customer-sessions/', { customer_id: confirmed.body.customer_id });
+  if (session.status !== 201) throw new Error(`customer session: ${session.status} ${JSON.stringify(session.body)}`);
   return {
     checkoutId: created.body.id,
     customerId: confirmed.body.customer_id,
-    customerSessionToken: confirmed.body.customer_session_token,
+    customerSessionToken: session.body.token,
     order,
   };
 }

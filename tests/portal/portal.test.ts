@@ -1,7 +1,7 @@
 /**
  * Customer portal through `@polar-sh/sdk` 0.29.3 with a customer session token: the customer's own
  * record, the public organization page, and benefit grants (each type parses as its own variant;
- * another customer's grant is 404 to read and 403 to update).
+ * another customer's grant is 404 to read and to update, so ids cannot be probed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Polar } from '@polar-sh/sdk';
@@ -205,7 +205,7 @@ describe('benefit grants', () => {
     await expect(me.polar.customerPortal.benefitGrants.get(me.security, { id: otherGrant })).rejects.toBeInstanceOf(ResourceNotFound);
   });
 
-  it('updates the customer’s own grant; another customer’s grant is 403', async () => {
+  it('updates the customer’s own grant; another customer’s grant is not found', async () => {
     const updated = await me.polar.customerPortal.benefitGrants.update(me.security, {
       id: grants.custom!,
       customerBenefitGrantUpdate: { benefitType: 'custom' },
@@ -217,9 +217,9 @@ describe('benefit grants', () => {
       id: otherGrant,
       customerBenefitGrantUpdate: { benefitType: 'custom' },
     });
-    await expect(denied).rejects.toBeInstanceOf(NotPermitted);
+    await expect(denied).rejects.toBeInstanceOf(ResourceNotFound);
     const raw = await call(srv.url, me.token, 'PATCH', `/v1/customer-portal/benefit-grants/${otherGrant}`, { benefit_type: 'custom' });
-    expect(raw).toMatchObject({ status: 403, body: { error: 'NotPermitted' } });
+    expect(raw).toMatchObject({ status: 404, body: { error: 'ResourceNotFound' } });
 
     await expect(
       me.polar.customerPortal.benefitGrants.update(me.security, {

@@ -31,6 +31,11 @@ export type CustomerPrincipal = {
   organizationId: string;
   sessionId: string;
   scopes: Set<string>;
+  /**
+   * Set for the session a checkout confirmation returns: it reaches only what that checkout bought
+   * (modules/customer-portal/scope.ts). Absent or null: a full customer session.
+   */
+  checkoutId?: string | null;
 };
 export type Anonymous = { kind: 'anonymous'; scopes: Set<string> };
 export type Principal = UserPrincipal | OrganizationPrincipal | OAuth2Principal | CustomerPrincipal | Anonymous;

@@ -40,8 +40,8 @@ export async function findExternalAccount(
 }
 
 /**
- * Applies a portal update to a grant of the session's customer: another customer's grant is 403, an
- * unknown one 404, a revoked one 403, a `benefit_type` other than the benefit's 422. Answers whether
+ * Applies a portal update to a grant of the session's customer: another customer's grant and an
+ * unknown one are 404, a revoked one 403, a `benefit_type` other than the benefit's 422. Answers whether
  * the grant changed and which requests to queue for it (after commit).
  */
 export async function updateGrantAsCustomer(
@@ -51,9 +51,9 @@ export async function updateGrantAsCustomer(
   id: string,
   input: GrantUpdateInput,
 ): Promise<{ grant: BenefitGrant; changed: boolean; previous: Record<string, unknown>; requests: BenefitActionRequest[] }> {
-  const grant = await em.findOne(BenefitGrant, { id }, { populate: ['customer', 'benefit', 'benefit.organization'] });
+  // Another customer's grant answers exactly like an unknown one, so grant ids cannot be probed.
+  const grant = await em.findOne(BenefitGrant, { id, customer: customerId }, { populate: ['customer', 'benefit', 'benefit.organization'] });
   if (!grant) throw ResourceNotFound('Benefit grant not found');
-  if (grant.customer.id !== customerId) throw NotPermitted('You can only update your own benefit grants.');
   if (grant.revokedAt != null) throw NotPermitted('Cannot update a revoked benefit grant.');
   if (input.benefit_type !== grant.benefit.type) {
     throw fieldError(['body', 'benefit_type'], `Benefit type must be '${grant.benefit.type}'.`, 'value_error', input.benefit_type);

@@ -80,6 +80,27 @@ export type BenefitRead = {
   is_tax_applicable?: boolean;
 };
 
+/**
+ * A benefit as public pages show it (Polar's `BenefitBase`, what the public checkout and the public
+ * organization page carry): never its `properties` (a custom benefit's note, downloadable file ids,
+ * repository and server ids are the seller's and the customers').
+ */
+export const benefitPublicSchema = z.object({ ...readBase, type: z.enum(BENEFIT_TYPES) });
+export type BenefitPublicRead = z.infer<typeof benefitPublicSchema>;
+
+export function serializeBenefitPublic(b: Benefit): BenefitPublicRead {
+  return {
+    id: b.id,
+    created_at: b.createdAt.toISOString(),
+    modified_at: b.modifiedAt?.toISOString() ?? null,
+    type: b.type,
+    description: b.description,
+    selectable: b.selectable,
+    deletable: b.deletable,
+    organization_id: b.organization.id,
+  };
+}
+
 export function serializeBenefit(b: Benefit): BenefitRead {
   return {
     id: b.id,

@@ -554,7 +554,8 @@ async function commitConfirmation(
       throw new Abort(NotOpenCheckout('This payment was given back; please pay again.'), false);
     }
     c.processorPaymentMethod = charged.savedMethod;
-    const { token } = createCustomerSession(tx, customer);
+    // Checkout-scoped: typing an email proves nothing, so the token reaches only what this checkout bought.
+    const { token } = createCustomerSession(tx, customer, { checkout: c });
     await tx.flush();
     emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
     if (created) emitCustomerEvent(tx, customer, 'created');

@@ -7,7 +7,15 @@
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
 import { billingAddressSchema, customerEmailSchema, addressOutSchema } from '../customers/schemas.ts';
-import { priceSchema, productSchema, attachedCustomFieldSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
+import {
+  priceSchema,
+  productPublicSchema,
+  productSchema,
+  attachedCustomFieldSchema,
+  serializePrice,
+  serializeProduct,
+  serializeProductPublic,
+} from '../products/schemas.ts';
 import { serializeCustomField } from '../custom-fields/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import type { Discount } from '../discounts/entities.ts';
@@ -171,7 +179,13 @@ export const checkoutSchema = z.object({
 });
 export type CheckoutOut = z.infer<typeof checkoutSchema>;
 
-export const checkoutPublicSchema = z.object({ ...commonOut, organization: organizationSchema });
+/** The buyer's view: products in their public shape (benefits without properties, no seller metadata). */
+export const checkoutPublicSchema = z.object({
+  ...commonOut,
+  products: z.array(productPublicSchema),
+  product: productPublicSchema,
+  organization: organizationSchema,
+});
 export type CheckoutPublicOut = z.infer<typeof checkoutPublicSchema>;
 
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
@@ -198,6 +212,15 @@ export function serializeCheckoutDiscount(d: Discount): z.infer<typeof checkoutD
 
 /** Needs CHECKOUT_POPULATE (service.ts) loaded. */
 function serializeCommon(c: Checkout, publicUrl: string) {
+  return {
+    ...serializeCommonFields(c, publicUrl),
+    products: c.products.getItems().map(serializeProduct),
+    product: serializeProduct(c.product),
+  };
+}
+
+/** Everything but the products, whose shape depends on who reads (seller or buyer). */
+function serializeCommonFields(c: Checkout, publicUrl: string) {
   const product = c.product;
   const price = c.productPrice;
   const discount = c.discount && !c.discount.deletedAt ? c.discount : null;
@@ -246,8 +269,6 @@ function serializeCommon(c: Checkout, publicUrl: string) {
       : null,
     customer_tax_id: c.customerTaxId ?? null,
     payment_processor_metadata: c.paymentProcessorMetadata,
-    products: c.products.getItems().map(serializeProduct),
-    product: serializeProduct(product),
     product_price: serializePrice(price, product),
     discount: discount ? serializeCheckoutDiscount(discount) : null,
     attached_custom_fields: product.attachedCustomFields.getItems().map((a) => ({
@@ -272,7 +293,12 @@ export function serializeCheckout(c: Checkout, publicUrl: string): CheckoutOut {
 
 /** The buyer's read model, by client secret. */
 export function serializeCheckoutPublic(c: Checkout, publicUrl: string): CheckoutPublicOut {
-  return { ...serializeCommon(c, publicUrl), organization: serializeOrganization(c.organization) };
+  return {
+    ...serializeCommonFields(c, publicUrl),
+    products: c.products.getItems().map(serializeProductPublic),
+    product: serializeProductPublic(c.product),
+    organization: serializeOrganization(c.organization),
+  };
 }
 
 /** Body of `POST /v1/checkouts/client/{client_secret}/confirm`: the buyer's last changes plus the card. */

@@ -18,6 +18,7 @@ import type { EntityManager } from '../../kit/db.ts';
 import { BenefitGrant } from '../benefits/grants.ts';
 import { File } from '../files/entities.ts';
 import { downloadableFileSchema, sizeReadable } from '../files/schemas.ts';
+import { checkoutScope, withinScope } from './scope.ts';
 
 /** Presigned object URLs behind a token live this long (the token itself: DOWNLOADABLE_URL_TTL_SECONDS). */
 const OBJECT_URL_TTL = 60;
@@ -71,14 +72,14 @@ interface Entry {
 export async function customerDownloadables(
   em: EntityManager,
   customerId: string,
-  filter: { organizationIds?: string[]; benefitIds?: string[] } = {},
+  filter: { organizationIds?: string[]; benefitIds?: string[]; grantIds?: string[] } = {},
 ): Promise<Entry[]> {
   const benefit: Record<string, unknown> = { type: 'downloadables', deletedAt: null };
   if (filter.organizationIds) benefit.organization = { $in: filter.organizationIds };
   if (filter.benefitIds) benefit.id = { $in: filter.benefitIds };
   const grants = await em.find(
     BenefitGrant,
-    { customer: customerId, grantedAt: { $ne: null }, benefit },
+    withinScope({ customer: customerId, grantedAt: { $ne: null }, benefit }, filter.grantIds),
     { orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }] },
   );
   const pairs: { benefitId: string; fileId: string }[] = [];
@@ -150,9 +151,11 @@ export const routes = [
     }),
     async handler({ query, principal, em, deps }) {
       const { customerId } = principal as CustomerPrincipal;
+      const scope = await checkoutScope(em, principal as CustomerPrincipal);
       const all = await customerDownloadables(em, customerId, {
         organizationIds: query.organization_id,
         benefitIds: query.benefit_id,
+        grantIds: scope?.grantIds,
       });
       const page = all.slice((query.page - 1) * query.limit, query.page * query.limit);
       const ttl = deps.cfg.DOWNLOADABLE_URL_TTL_SECONDS;

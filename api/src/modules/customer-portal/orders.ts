@@ -21,6 +21,7 @@ import {
 } from '../orders/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { productSchema } from '../products/schemas.ts';
+import { checkoutScope, withinScope } from './scope.ts';
 
 const read = { kinds: ['customer'] as Principal['kind'][], scopes: ['customer_portal:read'] };
 const asCustomer = (p: Principal) => p as CustomerPrincipal;
@@ -43,9 +44,10 @@ export function serializeCustomerOrder(o: Order): CustomerOrderOut {
 }
 
 async function customerOrder(em: EntityManager, principal: CustomerPrincipal, id: string, populate: readonly string[]) {
+  const scope = await checkoutScope(em, principal);
   const o = await em.findOne(
     Order,
-    { id, customer: principal.customerId },
+    withinScope({ id, customer: principal.customerId }, scope?.orderIds),
     { populate: populate as unknown as typeof CUSTOMER_ORDER_POPULATE },
   );
   if (!o) throw ResourceNotFound('Order not found');
@@ -81,7 +83,8 @@ export const routes: RouteSpec[] = [
       if (query.subscription_id) where.subscription = { $in: query.subscription_id };
       const product = orderProductFilter(query);
       if (product) where.product = product;
-      const [items, total] = await em.findAndCount(Order, where, {
+      const scope = await checkoutScope(em, asCustomer(principal));
+      const [items, total] = await em.findAndCount(Order, withinScope(where, scope?.orderIds), {
         orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),
       });

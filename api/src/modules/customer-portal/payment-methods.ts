@@ -21,6 +21,7 @@ import {
   setDefaultPaymentMethod,
 } from '../payment-methods/service.ts';
 import { ProcessorError } from '../payments/processor.ts';
+import { requireFullSession, sessionCheckoutId } from './scope.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -75,6 +76,8 @@ export const routes: RouteSpec[] = [
       pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
     }),
     async handler({ query, principal, em }) {
+      // A checkout-scoped session sees no saved cards (they existed before its checkout).
+      if (sessionCheckoutId(principal)) return paginated([], 0, query);
       const [items, total] = await listPaymentMethods(em, asCustomer(principal).customerId, pageOffset(query));
       return paginated(items.map(serializePaymentMethod), total, query);
     },
@@ -89,6 +92,7 @@ export const routes: RouteSpec[] = [
     status: 201,
     response: paymentMethodSchema,
     async handler({ body, principal, em, deps }) {
+      requireFullSession(principal, 'Saving a payment method');
       const { customerId } = asCustomer(principal);
       const processor = processorFor(deps.cfg, deps.orm);
       const { result } = await inTransaction(em, async (tx) => {
@@ -131,6 +135,7 @@ export const routes: RouteSpec[] = [
     params: z.object({ id: z.uuid() }),
     status: 204,
     async handler({ params, principal, em, deps }) {
+      requireFullSession(principal, 'Deleting a payment method');
       const { customerId } = asCustomer(principal);
       const { result: pm } = await inTransaction(em, async (tx) => {
         const deleted = await deletePaymentMethod(tx, customerId, params.id);

@@ -18,6 +18,7 @@ import { updateGrantAsCustomer } from '../benefits/accounts.ts';
 import { createIntegrations } from '../benefits/integrations.ts';
 import { requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
+import { serializeBillingAddress } from '../customers/schemas.ts';
 import { flushCustomer, emitCustomerEvent } from '../customers/service.ts';
 import { LicenseKey } from '../license-keys/entities.ts';
 import {
@@ -31,7 +32,7 @@ import {
 import { activateLicenseKey, deactivateLicenseKey, validateLicenseKey } from '../license-keys/service.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product } from '../products/entities.ts';
-import { PRODUCT_POPULATE, serializeProduct } from '../products/schemas.ts';
+import { PRODUCT_POPULATE, serializeProductPublic } from '../products/schemas.ts';
 import {
   customerBenefitGrantSchema,
   customerBenefitGrantUpdateSchema,
@@ -46,6 +47,7 @@ import {
   serializePortalCustomer,
   validatedLicenseKeySchema,
 } from './schemas.ts';
+import { checkoutScope, requireFullSession, sessionCheckoutId, withinScope } from './scope.ts';
 import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updatePortalCustomer } from './service.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
@@ -111,7 +113,18 @@ export const routes = [
     auth: read,
     response: portalCustomerSchema,
     async handler({ principal, em }) {
-      return serializePortalCustomer(await sessionCustomer(em, asCustomer(principal)));
+      const customer = serializePortalCustomer(await sessionCustomer(em, asCustomer(principal)));
+      const checkoutId = sessionCheckoutId(principal);
+      if (!checkoutId) return customer;
+      // A checkout-scoped session shows what the buyer typed in that checkout, never the stored profile.
+      const c = await em.findOneOrFail(Checkout, { id: checkoutId });
+      return {
+        ...customer,
+        name: c.customerName ?? null,
+        billing_address: serializeBillingAddress(c.customerBillingAddress),
+        tax_id: c.customerTaxId ? ([c.customerTaxId, null] as [string, null]) : null,
+        oauth_accounts: {},
+      };
     },
   }),
   route({
@@ -123,6 +136,7 @@ export const routes = [
     body: portalCustomerUpdateSchema,
     response: portalCustomerSchema,
     async handler({ body, principal, em }) {
+      requireFullSession(principal, 'Updating your details');
       const { result } = await inTransaction(em, async (tx) => {
         const c = await sessionCustomer(tx, asCustomer(principal));
         await updatePortalCustomer(tx, c, body);
@@ -152,7 +166,7 @@ export const routes = [
         { organization: org, isArchived: false },
         { populate: PRODUCT_POPULATE, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
       );
-      return serializeCustomerOrganization(org, products.map(serializeProduct));
+      return serializeCustomerOrganization(org, products.map(serializeProductPublic));
     },
   }),
 
@@ -185,7 +199,8 @@ export const routes = [
       if (query.order_id) where.orderId = { $in: query.order_id };
       if (query.subscription_id) where.subscriptionId = { $in: query.subscription_id };
       if (query.checkout_id) where.id = { $in: await grantIdsFromCheckouts(em, customerId, query.checkout_id) };
-      const [items, total] = await em.findAndCount(BenefitGrant, where, {
+      const scope = await checkoutScope(em, asCustomer(principal));
+      const [items, total] = await em.findAndCount(BenefitGrant, withinScope(where, scope?.grantIds), {
         populate: GRANT_POPULATE,
         orderBy: [...grantOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),
@@ -217,6 +232,11 @@ export const routes = [
     async handler({ params, body, principal, em, deps }) {
       // GitHub / Discord: the account is checked with the provider, then the grant proceeds (benefits/accounts.ts).
       const integrations = createIntegrations(deps.cfg);
+      if (sessionCheckoutId(principal)) {
+        // 404 for what the scope does not reach, 403 for its own grants: it may not change them.
+        await findCustomerGrant(em, asCustomer(principal), params.id);
+        requireFullSession(principal, 'Updating a benefit grant');
+      }
       const { result, afterCommit } = await inTransaction(em, async (tx, afterCommit) => {
         const customerId = asCustomer(principal).customerId;
         const { grant, changed, previous, requests } = await updateGrantAsCustomer(tx, integrations, customerId, params.id, body);
@@ -254,7 +274,8 @@ export const routes = [
       const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
       if (query.organization_id) where.organization = { $in: query.organization_id };
       if (query.benefit_id) where.benefit = { $in: query.benefit_id };
-      const [items, total] = await em.findAndCount(LicenseKey, where, {
+      const scope = await checkoutScope(em, asCustomer(principal));
+      const [items, total] = await em.findAndCount(LicenseKey, withinScope(where, scope?.licenseKeyIds), {
         populate: ['customer'],
         orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
         ...pageOffset(query),
@@ -320,9 +341,10 @@ export const routes = [
     params: idParams,
     response: licenseKeyWithActivationsSchema,
     async handler({ params, principal, em }) {
+      const scope = await checkoutScope(em, asCustomer(principal));
       const key = await em.findOne(
         LicenseKey,
-        { id: params.id, customer: asCustomer(principal).customerId },
+        withinScope({ id: params.id, customer: asCustomer(principal).customerId }, scope?.licenseKeyIds),
         { populate: ['customer', 'activations'] },
       );
       if (!key) throw ResourceNotFound('License key not found');

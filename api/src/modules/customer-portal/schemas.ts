@@ -12,7 +12,7 @@ import type { BenefitGrant } from '../benefits/grants.ts';
 import { strategyFor } from '../benefits/types/index.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import type { Organization } from '../organizations/entities.ts';
-import { productSchema } from '../products/schemas.ts';
+import { productPublicSchema } from '../products/schemas.ts';
 import { licenseKeyActivationSchema, licenseKeySchema } from '../license-keys/schemas.ts';
 
 // ---- Customer ---------------------------------------------------------------------------------------
@@ -56,12 +56,13 @@ export function serializePortalCustomer(c: Customer): PortalCustomerRead {
 
 // ---- Organization -------------------------------------------------------------------------------------
 
+/** The public organization page: its products in their public shape (benefits without properties). */
 export const customerOrganizationSchema = z.object({
   organization: organizationSchema,
-  products: z.array(productSchema),
+  products: z.array(productPublicSchema),
 });
 
-export function serializeCustomerOrganization(o: Organization, products: z.infer<typeof productSchema>[]) {
+export function serializeCustomerOrganization(o: Organization, products: z.infer<typeof productPublicSchema>[]) {
   return { organization: serializeOrganization(o), products };
 }
 

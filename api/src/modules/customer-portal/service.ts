@@ -10,6 +10,7 @@ import { TAX_ID_FORMATS } from '../customers/schemas.ts';
 import { updateCustomer } from '../customers/service.ts';
 import { BenefitGrant } from '../benefits/grants.ts';
 import type { PortalCustomerUpdate } from './schemas.ts';
+import { checkoutScope, withinScope } from './scope.ts';
 
 export const GRANT_POPULATE = ['customer', 'benefit', 'benefit.organization'] as const;
 
@@ -65,9 +66,12 @@ export async function updatePortalCustomer(em: EntityManager, c: Customer, input
   });
 }
 
-/** A grant of the session's customer, with what the read model needs; 404 otherwise. */
+/** A grant of the session's customer (within a checkout-scoped session's reach), with what the read model needs; 404 otherwise. */
 export async function findCustomerGrant(em: EntityManager, principal: CustomerPrincipal, id: string): Promise<BenefitGrant> {
-  const grant = await em.findOne(BenefitGrant, { id, customer: principal.customerId }, { populate: GRANT_POPULATE });
+  const scope = await checkoutScope(em, principal);
+  const grant = await em.findOne(BenefitGrant, withinScope({ id, customer: principal.customerId }, scope?.grantIds), {
+    populate: GRANT_POPULATE,
+  });
   if (!grant) throw ResourceNotFound('Benefit grant not found');
   return grant;
 }

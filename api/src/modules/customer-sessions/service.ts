@@ -4,6 +4,7 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { fieldError } from '../../kit/errors.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
+import type { Checkout } from '../checkouts/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { CustomerSession } from './entities.ts';
 
@@ -38,13 +39,22 @@ export async function resolveSessionCustomer(
   return c;
 }
 
-/** Creates a session for the customer; the raw token is returned once and only its hash is stored. */
-export function createCustomerSession(em: EntityManager, customer: Customer): { session: CustomerSession; token: string } {
+/**
+ * Creates a session for the customer; the raw token is returned once and only its hash is stored.
+ * With `checkout`, the session is checkout-scoped: it reaches only what that checkout bought (the
+ * token a checkout confirmation returns, whose buyer has proved nothing about the email typed).
+ */
+export function createCustomerSession(
+  em: EntityManager,
+  customer: Customer,
+  options: { checkout?: Checkout } = {},
+): { session: CustomerSession; token: string } {
   const token = randomToken(CUSTOMER_SESSION_TOKEN_PREFIX, 32);
   const session = em.create(CustomerSession, {
     customer,
     tokenHash: sha256Hex(token),
     expiresAt: new Date(Date.now() + CUSTOMER_SESSION_TTL_MS),
+    checkout: options.checkout ?? null,
   });
   return { session, token };
 }
@@ -64,6 +74,7 @@ export async function resolveCustomerSessionToken(em: EntityManager, token: stri
     organizationId: session.customer.organization.id,
     sessionId: session.id,
     scopes: new Set(CUSTOMER_PORTAL_SCOPES),
+    checkoutId: session.checkout?.id ?? null,
   };
 }
 

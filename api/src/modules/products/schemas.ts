@@ -10,7 +10,13 @@
  */
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
-import { serializeBenefit, benefitSchema, type BenefitRead } from '../benefits/schemas.ts';
+import {
+  serializeBenefit,
+  serializeBenefitPublic,
+  benefitPublicSchema,
+  benefitSchema,
+  type BenefitRead,
+} from '../benefits/schemas.ts';
 import { customFieldSchema, serializeCustomField } from '../custom-fields/schemas.ts';
 import { productMediaSchema, serializeProductMedia } from './media.ts';
 import { RECURRING_INTERVALS, STATIC_AMOUNT_TYPES, type Product, type ProductPrice } from './entities.ts';
@@ -213,6 +219,13 @@ export const productSchema = z.object({
   medias: z.array(productMediaSchema),
   attached_custom_fields: z.array(attachedCustomFieldSchema),
 });
+/**
+ * A product as public pages show it (the public checkout, the public organization page; Polar's
+ * `CheckoutProduct` / `CustomerProduct`): benefits without their properties, no seller metadata.
+ */
+export const productPublicSchema = productSchema.omit({ metadata: true }).extend({ benefits: z.array(benefitPublicSchema) });
+export type ProductPublicRead = z.infer<typeof productPublicSchema>;
+
 /** The read model (benefits typed loosely: each benefit type has its own properties). */
 export type ProductRead = Omit<z.infer<typeof productSchema>, 'benefits'> & { benefits: BenefitRead[] };
 
@@ -311,4 +324,10 @@ export function serializeProduct(p: Product): ProductRead {
       required: a.required,
     })),
   };
+}
+
+/** Needs PRODUCT_POPULATE loaded. The public shape (see `productPublicSchema`). */
+export function serializeProductPublic(p: Product): ProductPublicRead {
+  const { metadata: _metadata, benefits: _benefits, ...rest } = serializeProduct(p);
+  return { ...rest, benefits: p.productBenefits.getItems().map((pb) => serializeBenefitPublic(pb.benefit)) };
 }

@@ -11,6 +11,7 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { checkoutScope, requireFullSession, withinScope } from '../customer-portal/scope.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
@@ -36,9 +37,21 @@ function serializeCustomerSubscription(s: Subscription) {
   return { ...base, product: { ...base.product, organization: serializeOrganization(s.product.organization) } };
 }
 
-async function ownSubscription(em: EntityManager, principal: Principal, id: string) {
-  const s = await em.findOne(Subscription, { id, customer: asCustomer(principal).customerId }, { populate: POPULATE });
+/**
+ * One of the customer's subscriptions (within a checkout-scoped session's reach), 404 otherwise. With
+ * `change`, a checkout-scoped session may only cancel / uncancel the subscription its checkout created.
+ */
+async function ownSubscription(em: EntityManager, principal: Principal, id: string, change?: 'cancel' | 'product') {
+  const scope = await checkoutScope(em, asCustomer(principal));
+  const s = await em.findOne(
+    Subscription,
+    withinScope({ id, customer: asCustomer(principal).customerId }, scope?.subscriptionIds),
+    { populate: POPULATE },
+  );
   if (!s) throw ResourceNotFound('Subscription not found');
+  if (scope && change && (change === 'product' || !scope.createdSubscriptionIds.includes(s.id))) {
+    requireFullSession(principal, change === 'product' ? 'Changing the plan' : 'Cancelling this subscription');
+  }
   return s;
 }
 
@@ -80,7 +93,8 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
       if (query.query) product.name = { $ilike: `%${query.query.replace(/[%_\\]/g, '\\$&')}%` };
       if (Object.keys(product).length) where.product = product;
       if (query.active != null) where.status = query.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
-      const [items, total] = await em.findAndCount(Subscription, where, {
+      const scope = await checkoutScope(em, asCustomer(principal));
+      const [items, total] = await em.findAndCount(Subscription, withinScope(where, scope?.subscriptionIds), {
         orderBy: [
           ...toOrderBy(query.sorting, {
             started_at: 'startedAt',
@@ -119,7 +133,7 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
     body: portalUpdateSchema,
     response: customerSubscriptionSchema,
     async handler({ params, body, principal, em, deps }) {
-      const s = await ownSubscription(em, principal, params.id);
+      const s = await ownSubscription(em, principal, params.id, body.product_id ? 'product' : 'cancel');
       if (body.product_id) {
         if (body.cancel_at_period_end != null) throw fieldError(['body'], 'Either change the product or cancel, not both.');
         if (!subscriptionSettings(s.organization.subscriptionSettings).allow_customer_updates) {
@@ -142,7 +156,7 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
     params: z.object({ id: z.uuid() }),
     response: customerSubscriptionSchema,
     async handler({ params, principal, em, deps }) {
-      const s = await ownSubscription(em, principal, params.id);
+      const s = await ownSubscription(em, principal, params.id, 'cancel');
       checkCancel(s);
       await updateSubscriptionWorkflow(deps, s.id, 'cancel', [{}]);
       return reread(em, s.id);
