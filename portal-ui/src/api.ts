@@ -1,5 +1,11 @@
 /** A small typed client for the public /v1 API (same origin). */
 
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type?: string;
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -9,11 +15,24 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
-}
 
-interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
+  /** The API's `error` name (`PaymentError`, `ResourceNotFound`, ...). */
+  get code(): string | undefined {
+    const b = this.body as { error?: unknown } | null;
+    return typeof b?.error === 'string' ? b.error : undefined;
+  }
+
+  /** 422 issues keyed by their location below the body/query (`customer_email`, `custom_field_data.company`). */
+  get fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    const detail = (this.body as { detail?: unknown } | null)?.detail;
+    if (this.status !== 422 || !Array.isArray(detail)) return out;
+    for (const issue of detail as ValidationIssue[]) {
+      const key = Array.isArray(issue.loc) ? issue.loc.slice(1).join('.') : '';
+      if (!(key in out)) out[key] = issue.msg;
+    }
+    return out;
+  }
 }
 
 /** The API's `{error, detail}`; `detail` is a sentence, or for 422 a list of field issues. */
@@ -31,44 +50,47 @@ function detailOf(body: unknown): string | undefined {
 
 export interface RequestOptions {
   /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+  token?: string | null | undefined;
   signal?: AbortSignal;
 }
 
-export async function getJson<T>(path: string, { token, signal }: RequestOptions = {}): Promise<T> {
+export async function request<T>(method: string, path: string, body?: unknown, { token, signal }: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
 
   let res: Response;
   try {
-    res = await fetch(path, { headers, signal, credentials: 'same-origin' });
+    res = await fetch(path, {
+      method,
+      headers,
+      signal,
+      credentials: 'omit',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch (error) {
     if (signal?.aborted) throw error;
     throw new ApiError('Could not reach the server. Check your connection and try again.', 0, null);
   }
 
   const text = await res.text();
-  let body: unknown = null;
+  let parsed: unknown = null;
   try {
-    body = text ? JSON.parse(text) : null;
+    parsed = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    parsed = null;
   }
   if (!res.ok) {
-    throw new ApiError(detailOf(body) ?? `Request failed (${res.status} ${res.statusText})`.trim(), res.status, body);
+    throw new ApiError(detailOf(parsed) ?? `Request failed (${res.status} ${res.statusText})`.trim(), res.status, parsed);
   }
-  if (body === null) throw new ApiError('The server sent an unexpected response.', res.status, text);
-  return body as T;
+  return parsed as T;
 }
 
-/** Formats integer minor units (cents) in the currency's own precision, e.g. 1900 usd → "$19.00". */
-export function formatMoney(minor: number, currency: string): string {
-  const code = currency.toUpperCase();
-  try {
-    const format = new Intl.NumberFormat(undefined, { style: 'currency', currency: code });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(minor / 10 ** digits);
-  } catch {
-    return `${code} ${(minor / 100).toFixed(2)}`;
-  }
+export const getJson = <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts);
+
+export const errorMessage = (e: unknown) => (e instanceof Error ? e.message : 'Something went wrong.');
+
+export interface Page<T> {
+  items: T[];
+  pagination: { total_count: number; max_page: number };
 }

@@ -1,0 +1,80 @@
+/**
+ * The card entry with PAYMENT_PROCESSOR=stripe: Stripe's Payment Element producing a confirmation
+ * token (loaded only when the checkout carries `payment_processor_metadata.publishable_key`, in its
+ * own chunk so the sandbox checkout never downloads Stripe.js). Not exercised by the tests: they cannot
+ * reach Stripe from here.
+ */
+import { useEffect, type MutableRefObject } from 'react';
+import { loadStripe, type Stripe } from '@stripe/stripe-js';
+import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import type { Address, Checkout } from '../../lib/types.ts';
+
+export interface StripeHandle {
+  createToken(billing: { name: string; email: string; address: Address }): Promise<string>;
+}
+
+const stripes = new Map<string, Promise<Stripe | null>>();
+
+export default function StripePayment({
+  publishableKey,
+  checkout,
+  handleRef,
+}: {
+  publishableKey: string;
+  checkout: Checkout;
+  handleRef: MutableRefObject<StripeHandle | null>;
+}) {
+  if (!stripes.has(publishableKey)) stripes.set(publishableKey, loadStripe(publishableKey));
+  const stripe = stripes.get(publishableKey)!;
+  const options = checkout.is_payment_required
+    ? { mode: 'payment' as const, amount: checkout.total_amount ?? 0, currency: (checkout.currency ?? 'usd').toLowerCase(), setupFutureUsage: checkout.is_payment_setup_required ? ('off_session' as const) : undefined }
+    : { mode: 'setup' as const, currency: (checkout.currency ?? 'usd').toLowerCase() };
+  return (
+    <fieldset className="card-fields">
+      <legend>Card</legend>
+      <Elements stripe={stripe} options={{ ...options, paymentMethodCreation: 'manual' }}>
+        <Handle handleRef={handleRef} />
+        <PaymentElement options={{ fields: { billingDetails: { name: 'never', email: 'never', address: 'never' } } }} />
+      </Elements>
+    </fieldset>
+  );
+}
+
+function Handle({ handleRef }: { handleRef: MutableRefObject<StripeHandle | null> }) {
+  const stripe = useStripe();
+  const elements = useElements();
+  useEffect(() => {
+    if (!stripe || !elements) return;
+    handleRef.current = {
+      async createToken({ name, email, address }) {
+        const submitted = await elements.submit();
+        if (submitted.error) throw new Error(submitted.error.message ?? 'Check your card details.');
+        const { error, confirmationToken } = await stripe.createConfirmationToken({
+          elements,
+          params: {
+            payment_method_data: {
+              billing_details: {
+                name,
+                email,
+                address: {
+                  country: address.country,
+                  line1: address.line1 ?? '',
+                  line2: address.line2 ?? '',
+                  city: address.city ?? '',
+                  postal_code: address.postal_code ?? '',
+                  state: address.state ?? '',
+                },
+              },
+            },
+          },
+        });
+        if (error) throw new Error(error.message ?? 'Your card could not be used.');
+        return confirmationToken.id;
+      },
+    };
+    return () => {
+      handleRef.current = null;
+    };
+  }, [stripe, elements, handleRef]);
+  return null;
+}
