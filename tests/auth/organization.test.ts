@@ -392,8 +392,20 @@ describe('session and membership state', () => {
     const owner = await signedUpUser(srv.url);
     const org = await newOrg(owner);
     const m = await join(owner, org.id, 'member');
-    await owner.client.organization.removeMember({ memberIdOrEmail: m.memberId, organizationId: org.id });
+    const active = await m.client.organization.setActive({ organizationId: org.id });
+    expect(active.error).toBeNull();
+    const before = await em().find(Session, { user: m.user.id });
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.map((s) => s.activeOrganizationId)).toContain(org.id);
+
+    const removed = await owner.client.organization.removeMember({ memberIdOrEmail: m.memberId, organizationId: org.id });
+    expect(removed.error).toBeNull();
+    expect(removed.data!.member).toMatchObject({ id: m.memberId, userId: m.user.id });
     const sessions = await em().find(Session, { user: m.user.id });
-    expect(sessions.every((s) => s.activeOrganizationId === null)).toBe(true);
+    expect(sessions.map((s) => s.id).sort()).toEqual(before.map((s) => s.id).sort());
+    expect(sessions.map((s) => s.activeOrganizationId)).toEqual(sessions.map(() => null));
+    // The removed user's own session reads no active organization either.
+    m.jar.cookies.delete('better-auth.session_data');
+    expect((await m.client.getSession()).data!.session.activeOrganizationId ?? null).toBeNull();
   });
 });
