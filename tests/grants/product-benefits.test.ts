@@ -74,6 +74,29 @@ async function grantWorkflowIdle(benefitId: string, customerId: string): Promise
   }
 }
 
+/**
+ * The benefit actions the latest run of the (benefit, customer) grant workflow applied, read from its
+ * history: each activity's input and the result it completed with (null if it did not complete).
+ */
+async function grantActions(benefitId: string, customerId: string) {
+  const history = await srv.deps.temporal.workflow.getHandle(benefitGrantWorkflowId(benefitId, customerId)).fetchHistory();
+  const decode = (p: { data?: Uint8Array | null } | undefined) => (p?.data ? JSON.parse(Buffer.from(p.data).toString()) : null);
+  const events = history.events ?? [];
+  return events
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => {
+      const completed = events.find((c) => String(c.activityTaskCompletedEventAttributes?.scheduledEventId) === String(e.eventId));
+      return {
+        input: decode(e.activityTaskScheduledEventAttributes!.input?.payloads?.[0]) as {
+          action: string;
+          subscriptionId: string | null;
+          guard?: { productId: string; has: boolean };
+        },
+        result: completed ? (decode(completed.activityTaskCompletedEventAttributes!.result?.payloads?.[0]) as Record<string, unknown>) : null,
+      };
+    });
+}
+
 describe('changing the benefits of a product customers own', { timeout: SLOW }, () => {
   let license: string;
   let custom: string;
@@ -211,6 +234,12 @@ describe('changing the benefits of a product customers own', { timeout: SLOW }, 
       guard: { productId: recurring, has: true },
     });
     await grantWorkflowIdle(license, subscriber.customerId);
+    // The workflow applied the request, and the action answered that the guard no longer holds.
+    const applied = (await grantActions(license, subscriber.customerId)).filter(
+      (a) => a.input.action === 'grant' && a.input.guard?.productId === recurring && a.input.subscriptionId === subscriber.subscriptionId,
+    );
+    expect(applied).toHaveLength(1);
+    expect(applied[0]!.result).toMatchObject({ status: 'skipped', detail: 'no longer granted by the product' });
     const [g] = await grants(s, license, subscriber.customerId);
     expect(g).toMatchObject({ is_granted: false, is_revoked: true });
   });
