@@ -198,8 +198,10 @@ export function OrderPage() {
     setInvoiceError(null);
     try {
       const { url } = await call<{ url: string }>('GET', `/v1/customer-portal/orders/${encodeURIComponent(orderId)}/invoice`);
-      const opened = window.open(url, '_blank', 'noopener');
-      if (!opened) window.location.assign(url);
+      // A new tab (the portal stays open); where pop-ups are blocked, this tab.
+      const opened = window.open(url, '_blank');
+      if (opened) opened.opener = null;
+      else window.location.assign(url);
     } catch (e) {
       setInvoiceError(errorMessage(e));
     } finally {
