@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { expectAccessible, fillCard, launchBrowser, newPage, PHONE, shop, shot, tabTo, until, type Shop } from './portal-fixtures.ts';
 
@@ -175,6 +176,39 @@ describe('hosted checkout', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Thank you for your purchase!' }).waitFor();
     await shot(page, 'checkout-9-free');
+    await context.close();
+  });
+
+  it('switches between the products a checkout offers, with the API’s totals', async () => {
+    const yearly = await s.product({ name: 'Pro yearly', recurring_interval: 'year', prices: [{ amount_type: 'fixed', price_amount: 9900 }] });
+    const monthly = await s.product({ name: 'Pro monthly', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 990 }] });
+    const c = await s.checkout({ products: [monthly.id, yearly.id] });
+    const { context, page } = await newPage(browser);
+    await open(page, c.client_secret);
+    const options = page.getByRole('group', { name: 'Choose an option' });
+    await options.getByRole('radio', { name: /Pro monthly/ }).waitFor();
+    await expect(page.getByTestId('checkout-total').textContent()).resolves.toBe('$9.90');
+    await options.getByRole('radio', { name: /Pro yearly/ }).check();
+    await until(async () => (await page.getByTestId('checkout-total').textContent()) === '$99.00');
+    await page.getByRole('button', { name: 'Subscribe — $99.00 / year' }).waitFor();
+    expect((await s.checkoutStatus(c.id)).total_amount).toBe(9900);
+    await expectAccessible(page, 'product switcher');
+    await shot(page, 'checkout-14-switcher');
+    await context.close();
+  });
+
+  it('says what to do when the checkout expired while the buyer was paying', async () => {
+    const c = await s.checkout({ product_id: licensed.id });
+    const { context, page } = await newPage(browser);
+    await open(page, c.client_secret);
+    await fillBuyer(page, 'late-buyer@example.com');
+    await fillCard(page, '4242 4242 4242 4242');
+    await srv.deps.orm.em.fork().nativeUpdate(Checkout, { id: c.id }, { expiresAt: new Date(Date.now() - 1000) });
+    await page.getByRole('button', { name: 'Pay $49.00' }).click();
+    await page.getByRole('alert').filter({ hasText: 'This checkout has expired' }).waitFor();
+    await page.getByText('Nothing was charged.').waitFor();
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe('late-buyer@example.com');
+    await shot(page, 'checkout-15-expired');
     await context.close();
   });
 

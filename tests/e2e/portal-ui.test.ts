@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { startTestServer, waitForMail, type TestServer } from '../harness.ts';
 import { expectAccessible, fillCard, launchBrowser, newPage, PHONE, shop, shot, until, type Shop } from './portal-fixtures.ts';
 
@@ -161,6 +162,20 @@ describe('customer portal', () => {
     await until(async () => (await page.getByRole('listitem', { name: 'Mastercard ending in 4444' }).count()) === 0);
   });
 
+  it('highlights a past-due subscription with a way to update the card', async () => {
+    const em = srv.deps.orm.em.fork();
+    const sub = await em.findOneOrFail(Subscription, { product: { name: 'Cloud sync' }, customer: { email } });
+    await em.nativeUpdate(Subscription, { id: sub.id }, { status: 'past_due' });
+    await nav(page, 'Overview');
+    const notice = page.getByRole('status').filter({ hasText: 'A payment failed' });
+    await notice.waitFor();
+    await expectAccessible(page, 'past due');
+    await shot(page, 'portal-10-past-due');
+    await notice.getByRole('link', { name: 'Update your card' }).click();
+    await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
+    await em.nativeUpdate(Subscription, { id: sub.id }, { status: 'active' });
+  });
+
   it('works at phone width (390×844)', async () => {
     await context.close();
     ({ context, page } = await newPage(browser, PHONE));
@@ -172,10 +187,10 @@ describe('customer portal', () => {
     expect(page.url()).not.toContain('customer_session_token');
     await expect(page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).resolves.toBe(true);
     await expectAccessible(page, 'portal on a phone');
-    await shot(page, 'portal-10-phone-overview');
+    await shot(page, 'portal-11-phone-overview');
     await nav(page, 'Subscriptions');
     await page.getByRole('listitem', { name: 'Cloud sync', exact: true }).waitFor();
-    await shot(page, 'portal-11-phone-subscriptions');
+    await shot(page, 'portal-12-phone-subscriptions');
     await context.close();
   });
 });

@@ -144,6 +144,8 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
   const [payError, setPayError] = useState<{ title?: string; message: string } | null>(null);
   const [updating, setUpdating] = useState(false);
   const [paying, setPaying] = useState(false);
+  const [selectedPriceId, setSelectedPriceId] = useState(initial.product_price_id);
+  useEffect(() => setSelectedPriceId(checkout.product_price_id), [checkout.product_price_id]);
   const stripeRef = useRef<StripeHandle | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
 
@@ -314,7 +316,7 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
           <fieldset className="choices" disabled={updating || paying}>
             <legend>Choose an option</legend>
             {choices.map(({ product, price: pr }) => {
-              const checked = pr.id === checkout.product_price_id;
+              const checked = pr.id === selectedPriceId;
               return (
                 <label key={pr.id} className={`choice${checked ? ' selected' : ''}`}>
                   <input
@@ -322,7 +324,10 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
                     name="price"
                     checked={checked}
                     onChange={() => {
-                      void update({ product_id: product.id, product_price_id: pr.id }, ['product_price_id']);
+                      setSelectedPriceId(pr.id); // at once; the totals follow the API's answer
+                      void update({ product_id: product.id, product_price_id: pr.id }, ['product_price_id']).then((ok) => {
+                        if (!ok) setSelectedPriceId(checkout.product_price_id);
+                      });
                     }}
                   />
                   <span className="choice-name">{product.name}</span>
