@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { startTestServer, waitForMail, type TestServer } from '../harness.ts';
+import { insertFile } from '../catalogue/helpers-b.ts';
 import { expectAccessible, fillCard, launchBrowser, newPage, PHONE, shop, shot, until, type Shop } from './portal-fixtures.ts';
 
 let srv: TestServer;
@@ -30,7 +31,9 @@ beforeAll(async () => {
   [srv, browser] = await Promise.all([startTestServer({ env: { SERVE_UI: 'true' } }), launchBrowser()]);
   s = await shop(srv);
   const benefit = await s.licenseBenefit('Desktop app license');
-  const app = await s.product({ name: 'Desktop app', prices: [{ amount_type: 'fixed', price_amount: 2900 }] }, [benefit.id]);
+  const file = await insertFile(srv, s.organization.id, 'downloadable', { name: 'desktop-app-setup.dmg' });
+  const downloads = await s.created('POST', '/v1/benefits/', { type: 'downloadables', description: 'Installers', properties: { files: [file.id] } });
+  const app = await s.product({ name: 'Desktop app', prices: [{ amount_type: 'fixed', price_amount: 2900 }] }, [benefit.id, downloads.id]);
   const plan = await s.product({ name: 'Cloud sync', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 900 }] });
   await s.product({ name: 'Cloud sync Plus', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 1900 }] });
   await buy(app.id);
@@ -143,6 +146,7 @@ describe('customer portal', () => {
     await page.getByRole('button', { name: 'Deactivate Work laptop' }).click();
     await until(async () => (await page.getByRole('button', { name: 'Deactivate Work laptop' }).count()) === 0);
     await page.getByText(/0 of 3 activations used/).waitFor();
+    await page.getByRole('link', { name: 'Download desktop-app-setup.dmg' }).waitFor();
     await expectAccessible(page, 'benefits');
     await shot(page, 'portal-8-benefits');
   });
