@@ -1,3 +1,4 @@
+/* global window, document, CustomEvent */
 /*
  * Emporia checkout embed: opens a checkout link in an overlay iframe on your page.
  *
