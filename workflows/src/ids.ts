@@ -5,6 +5,8 @@
 export const productCreatedWorkflowId = (productId: string) => `product-created:${productId}`;
 /** One dispatcher per task queue fans the outbox out to webhook endpoints and makes first attempts. */
 export const outboxDispatcherWorkflowId = (taskQueue: string) => `webhook-dispatcher:${taskQueue}`;
+/** Deliveries one of the dispatcher's first-attempt batches claims (the workflow plans batches by it). */
+export const WEBHOOK_FIRST_ATTEMPT_BATCH = 100;
 export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: string) =>
   `webhook-delivery:${outboxEventId}:${endpointId}`;
 /** Grants / revocations that follow one change of a product's benefits (`changeId`: unique per change). */

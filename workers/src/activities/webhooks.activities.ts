@@ -9,10 +9,10 @@ import {
   webhookEventFailed,
   WebhookEventMissing,
 } from '@emporia/api/src/modules/webhooks/service.ts';
+import { WEBHOOK_FIRST_ATTEMPT_BATCH as FIRST_ATTEMPT_BATCH } from '@emporia/workflows/ids';
 import { faultDelay, faultPoint } from '../fault-injection.ts';
 
 const FAN_OUT_BATCH = 200;
-const FIRST_ATTEMPT_BATCH = 100;
 
 export function createWebhookActivities(deps: Deps) {
   const { orm, cfg, temporal, mailer, log } = deps;

@@ -10,6 +10,7 @@
  */
 import { condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
+import { WEBHOOK_FIRST_ATTEMPT_BATCH as FIRST_ATTEMPT_BATCH } from '../ids.ts';
 
 const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' };
 const { fanOutOutbox } = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
@@ -57,7 +58,12 @@ export async function outboxDispatcherWorkflow(input: OutboxDispatcherInput = {}
     woken = false;
     const fanned = await fanOutOutbox();
     if (fanned.created > 0) pending = true;
-    if (pending && inFlight < maxInFlight) launch();
+    // One batch per FIRST_ATTEMPT_BATCH new deliveries, as many as may run at once.
+    let batches = Math.max(1, Math.ceil(fanned.created / FIRST_ATTEMPT_BATCH));
+    while (pending && inFlight < maxInFlight && batches-- > 0) {
+      launch();
+      if (batches > 0) pending = true;
+    }
     if (fanned.full) continue;
     const timedOut = !(await condition(() => woken || (pending && inFlight < maxInFlight), `${idle} seconds`));
     // An idle tick also looks for leases that passed and retry starts that were lost.
