@@ -275,6 +275,31 @@ describe('benefit changes, subscriptions and webhook payloads', { timeout: SLOW 
     expect(g.is_granted).toBe(false);
   });
 
+  it('still revokes the grants of a deleted customer when Temporal could not be reached at the moment of the deletion', async () => {
+    const { srv } = env;
+    const note = await createBenefit(srv, s, { type: 'custom', description: 'Perk kept by a blip', properties: { note: 'Thanks' } });
+    const p = await buy(srv, s, await productWith(srv, s, [note]));
+    await grantOf(srv, s, note, p.customerId);
+    // The next workflow start fails, as during a Temporal outage between the commit and the start.
+    const client = srv.deps.temporal.workflow;
+    const start = client.start.bind(client);
+    let refused = 0;
+    client.start = (async (...args: Parameters<typeof start>) => {
+      if (args[0] === 'benefitRequestsWorkflow' && refused++ === 0) throw new Error('Temporal unavailable');
+      return start(...args);
+    }) as typeof start;
+    try {
+      expect((await call(srv.url, s.token, 'DELETE', `/v1/customers/${p.customerId}`)).status).toBe(204);
+      expect(refused).toBe(1);
+      // The start was recorded with the deletion: the worker's sweeper starts it and the grant is revoked.
+      const g = await grantOf(srv, s, note, p.customerId, (x) => x.is_revoked);
+      expect(g.is_granted).toBe(false);
+      expect(refused).toBe(2);
+    } finally {
+      client.start = start;
+    }
+  });
+
   it('scopes the grants of a subscription to it, credits meter units each cycle, and its webhooks parse with the SDK', async () => {
     const { srv } = env;
     const license = await createBenefit(srv, s, { type: 'license_keys', description: 'Monthly key', properties: { prefix: 'sub' } });

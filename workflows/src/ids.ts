@@ -26,6 +26,8 @@ export const checkoutConfirmWorkflowId = (checkoutId: string) => `checkout-confi
 /** Processor refund, order settlement and optional benefit revocation of one refund. */
 export const refundWorkflowId = (refundId: string) => `refund:${refundId}`;
 /** Grants and revocations of one benefit for one customer, processed in order. */
+/** Queues the benefit-grant requests one committed change calls for (a customer deleted, a benefit changed). */
+export const benefitRequestsWorkflowId = (requestId: string) => `benefit-requests:${requestId}`;
 export const benefitGrantWorkflowId = (benefitId: string, customerId: string) => `benefit-grant:${benefitId}:${customerId}`;
 /** The lifecycle of one subscription (renewals, dunning, cancel / uncancel / revoke / product change). */
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription:${subscriptionId}`;

@@ -8,5 +8,6 @@ export { checkoutExpirySweeperWorkflow, type CheckoutExpirySweeperInput } from '
 export { checkoutConfirmWorkflow } from './checkouts/checkout-confirm.workflow.ts';
 export { refundWorkflow } from './refunds/refund.workflow.ts';
 export { benefitGrantWorkflow } from './benefits/benefit-grant.workflow.ts';
+export { benefitRequestsWorkflow } from './benefits/benefit-requests.workflow.ts';
 export { subscriptionWorkflow } from './subscriptions/subscription.workflow.ts';
 export { productBenefitsWorkflow } from './products/product-benefits.workflow.ts';

@@ -9,7 +9,9 @@ import { applyBenefitAction, type BenefitActionInput, type BenefitActionResult }
 import { createIntegrations, type Integrations } from '@emporia/api/src/modules/benefits/integrations.ts';
 import {
   requestBenefitAction,
+  runBenefitRequests,
   type BenefitAction,
+  type BenefitRequests,
   type BenefitScope,
 } from '@emporia/api/src/modules/benefits/lifecycle.ts';
 
@@ -19,6 +21,10 @@ export function createBenefitActivities(deps: Deps, integrations: Integrations =
     /** Requests `action` for every benefit of the product, for the customer and scope. */
     async requestBenefitAction(action: BenefitAction, scope: BenefitScope): Promise<void> {
       await requestBenefitAction(deps, action, scope);
+    },
+    /** Queues the requests a committed change calls for (benefit-requests workflow). */
+    async queueBenefitRequests(input: BenefitRequests): Promise<number> {
+      return runBenefitRequests(deps, input);
     },
     /** Grants or revokes one benefit for one customer and scope. */
     async applyBenefitAction(input: BenefitActionInput): Promise<BenefitActionResult> {

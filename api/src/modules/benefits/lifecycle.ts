@@ -6,10 +6,14 @@
  * starts a new run (the id may be reused once closed), so nothing is lost.
  *
  * Call it after the transaction that created the order / subscription (or decided the revocation)
- * committed, e.g. from an activity or an `afterCommit` callback.
+ * committed: from an activity, or from a route through `queueBenefitRequestsDurably` (recorded in
+ * the transaction, so a crash after the commit cannot lose the requests).
  */
-import { benefitGrantWorkflowId } from '@emporia/workflows/ids';
+import { randomUUID } from 'node:crypto';
+import { benefitGrantWorkflowId, benefitRequestsWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
+import type { EntityManager } from '../../kit/db.ts';
+import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
 import { ProductBenefit } from '../products/entities.ts';
 import { BenefitGrant } from './grants.ts';
 
@@ -123,4 +127,42 @@ export async function revokeCustomerGrants(deps: Deps, customerId: string): Prom
     });
   }
   return grants.length;
+}
+
+/**
+ * Requests into benefit-grant workflows that a committed change calls for. They are queued by a
+ * `benefit-requests` workflow whose start is recorded in the change's transaction
+ * (startWorkflowDurably): if the process dies between commit and start, the worker's sweeper starts
+ * it, so a deleted customer still loses their grants and a changed benefit still reaches its holders.
+ */
+export type BenefitRequests =
+  | { kind: 'customer-deleted'; customerId: string }
+  | { kind: 'benefit-changed'; benefitId: string; action: 'update' | 'revoke' }
+  | { kind: 'grant-requests'; benefitId: string; customerId: string; requests: BenefitActionRequest[] };
+
+export function queueBenefitRequestsDurably(
+  tx: EntityManager,
+  after: (fn: () => Promise<unknown>) => void,
+  deps: Deps,
+  input: BenefitRequests,
+): void {
+  startWorkflowDurably(tx, after, deps, {
+    workflowType: 'benefitRequestsWorkflow',
+    taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+    workflowId: benefitRequestsWorkflowId(randomUUID()),
+    args: [input],
+  });
+}
+
+/** The activity of the benefit-requests workflow: queues the requests (each is idempotent). */
+export async function runBenefitRequests(deps: Deps, input: BenefitRequests): Promise<number> {
+  switch (input.kind) {
+    case 'customer-deleted':
+      return revokeCustomerGrants(deps, input.customerId);
+    case 'benefit-changed':
+      return requestBenefitGrantsAction(deps, input.benefitId, input.action);
+    case 'grant-requests':
+      for (const r of input.requests) await requestGrantAction(deps, input.benefitId, input.customerId, r);
+      return input.requests.length;
+  }
 }

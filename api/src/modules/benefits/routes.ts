@@ -13,7 +13,7 @@ import { Benefit, BENEFIT_TYPES } from './entities.ts';
 import { BenefitGrant, benefitGrantSchema, serializeBenefitGrant } from './grants.ts';
 import { benefitCreateSchema, benefitSchema, benefitUpdateSchema, serializeBenefit } from './schemas.ts';
 import { createBenefit, deleteBenefit, updateBenefit } from './service.ts';
-import { requestBenefitGrantsAction } from './lifecycle.ts';
+import { queueBenefitRequestsDurably } from './lifecycle.ts';
 
 const kinds: Principal['kind'][] = ['user', 'organization', 'oauth2'];
 const read = { kinds, scopes: ['benefits:read'] };
@@ -111,7 +111,7 @@ export const routes = [
         emitEvent(tx, benefit.organization.id, 'benefit.updated', data);
         await tx.flush();
         // Granted grants follow the change (new limits, files, repository, role) in the background.
-        if (requiresUpdate) afterCommit(() => requestBenefitGrantsAction(deps, benefit.id, 'update'));
+        if (requiresUpdate) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'update' });
         return data;
       });
       await afterCommit();
@@ -131,7 +131,7 @@ export const routes = [
         const benefit = await findVisibleBenefit(tx, principal, params.id);
         const products = await deleteBenefit(tx, benefit);
         // Its grants are revoked in the background (benefit-grant workflows).
-        afterCommit(() => requestBenefitGrantsAction(deps, benefit.id, 'revoke'));
+        queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'revoke' });
         await tx.flush();
         for (const product of products) {
           await tx.populate(product, PRODUCT_POPULATE, { refresh: true });

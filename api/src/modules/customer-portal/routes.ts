@@ -16,7 +16,7 @@ import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
 import { serializeBenefit } from '../benefits/schemas.ts';
 import { updateGrantAsCustomer } from '../benefits/accounts.ts';
 import { createIntegrations } from '../benefits/integrations.ts';
-import { requestGrantAction } from '../benefits/lifecycle.ts';
+import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeBillingAddress } from '../customers/schemas.ts';
 import { flushCustomer, emitCustomerEvent } from '../customers/service.ts';
@@ -249,7 +249,7 @@ export const routes = [
           });
           await tx.flush();
         }
-        for (const request of requests) afterCommit(() => requestGrantAction(deps, grant.benefit.id, customerId, request));
+        if (requests.length) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'grant-requests', benefitId: grant.benefit.id, customerId, requests });
         return serializeCustomerBenefitGrant(grant);
       });
       await afterCommit();

@@ -9,10 +9,10 @@ import { RequestValidationError, type ValidationIssue } from '../../kit/errors.t
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { containsPattern, type EntityManager } from '../../kit/db.ts';
+import { containsPattern, inTransaction, type EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
-import { revokeCustomerGrants } from '../benefits/lifecycle.ts';
+import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Customer } from './entities.ts';
 import {
   customerCreateSchema,
@@ -122,15 +122,15 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       params,
       status: 204,
       async handler({ params: p, principal, em, deps }) {
-        const customerId = await em.transactional(async (tx) => {
+        const { afterCommit } = await inTransaction(em, async (tx, after) => {
           const c = await find(tx, principal, p as Record<string, string>);
           deleteCustomer(c);
           await tx.flush();
           emitCustomerEvent(tx, c, 'deleted');
-          return c.id;
+          // Their benefit grants are revoked in the background (benefit-grant workflows).
+          queueBenefitRequestsDurably(tx, after, deps, { kind: 'customer-deleted', customerId: c.id });
         });
-        // Their benefit grants are revoked in the background (benefit-grant workflows).
-        await revokeCustomerGrants(deps, customerId);
+        await afterCommit();
       },
     }),
   ];
