@@ -132,6 +132,19 @@ describe('webhook durability', () => {
     expect(log.find((d) => d.succeeded)!.webhook_event).toMatchObject({ id: first.id, succeeded: true });
   }, 150_000);
 
+  it('reports on /healthz the events nothing picked up for 5 minutes, and 0 once the dispatcher ran', async () => {
+    const s = await seller(srv.url, SCOPES);
+    const { rx } = await endpointFor(s.token, ['product.created']);
+    // No worker runs yet: the product's event waits in the outbox. Age it past the 5-minute mark.
+    const [id] = await createProducts(s.token, ['Forgotten']);
+    await srv.deps.orm.em.getConnection().execute(`update outbox_events set created_at = now() - interval '10 minutes' where data->>'id' = ?`, [id]);
+    const health = async () => (await json(await fetch(`${srv.url}/healthz`))).webhooks;
+    expect(await health()).toEqual({ undispatched_events: 1, unattempted_deliveries: 0 });
+    worker = await startWorker();
+    await until('the old event delivered', () => rx.accepted.find((r) => r.dataId === id), 90_000);
+    expect(await health()).toEqual({ undispatched_events: 0, unattempted_deliveries: 0 });
+  }, 120_000);
+
   it('delivers 300 events to each of two endpoints, every signature valid', async () => {
     worker = await startWorker();
     const s = await seller(srv.url, SCOPES);
