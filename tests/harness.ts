@@ -34,6 +34,8 @@ export function testConfig(overrides: Record<string, string> = {}) {
     DATABASE_POOL_MAX: '4',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    // Tests act as a local proxy (X-Forwarded-For picks a client address); production trusts none by default.
+    TRUST_PROXY: 'loopback',
     ...overrides,
   });
 }

@@ -11,8 +11,12 @@ import type { Connection } from '@temporalio/client';
 import type { Deps } from './deps.ts';
 import { cachedGetSession } from './auth/fast-path.ts';
 import { authRouter } from './auth/routes.ts';
-import { ApiError, RequestValidationError, ResourceNotFound } from './kit/errors.ts';
-import { buildOpenApi, DOCS_HTML } from './kit/openapi.ts';
+import { isForeignOrigin } from './auth/origins.ts';
+import { ApiError, NotPermitted, RequestValidationError, ResourceNotFound } from './kit/errors.ts';
+import { jsonDepthExceeds, JsonTooDeep } from './kit/input-guards.ts';
+import { allowFraming, htmlSecurityHeaders } from './kit/security-headers.ts';
+import { checkoutEmbedOrigin } from './modules/checkouts/service.ts';
+import { buildOpenApi, DOCS_HTML, DOCS_SCRIPT } from './kit/openapi.ts';
 import { authenticate } from './kit/principals.ts';
 import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
@@ -47,7 +51,8 @@ export function requestListener(deps: Deps, app: express.Express): http.RequestL
 export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
+  app.set('trust proxy', deps.cfg.TRUST_PROXY);
   app.listen = ((...args: Parameters<http.Server['listen']>) =>
     http.createServer(requestListener(deps, app)).listen(...args)) as unknown as express.Express['listen'];
 
@@ -84,6 +89,8 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
       limit: '1mb',
       verify: (req, _res, buf) => {
         (req as unknown as { rawBody: Buffer }).rawBody = buf;
+        // Refused before JSON.parse: a deeply nested value would overflow validators and serializers.
+        if (jsonDepthExceeds(buf)) throw new JsonTooDeep();
       },
     }),
   );
@@ -113,17 +120,29 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
 
   const api = express.Router();
   api.use(authenticate());
+  // A session cookie is ambient: its unsafe requests must come from our own or a trusted origin (CSRF).
+  api.use((req, _res, next) => {
+    const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(req.method);
+    if (unsafe && !req.headers.authorization && req.principal.kind === 'user' && isForeignOrigin(deps.cfg, req)) {
+      return next(NotPermitted('Cross-origin request refused: send it from a trusted origin or with an access token.'));
+    }
+    next();
+  });
   mount(api, deps, allRoutes);
   app.use(api);
 
   app.get('/openapi.json', (_req, res) => {
     res.json(buildOpenApi(registry, { title: 'Emporia API', version: VERSION, serverUrl: deps.cfg.PUBLIC_URL }));
   });
-  app.get('/docs', (_req, res) => {
+  const pageHeaders = htmlSecurityHeaders(deps.cfg);
+  app.get('/docs', pageHeaders, (_req, res) => {
     res.type('html').send(DOCS_HTML);
   });
+  app.get('/docs.js', pageHeaders, (_req, res) => {
+    res.type('text/javascript').send(DOCS_SCRIPT);
+  });
 
-  if (deps.cfg.SERVE_UI) serveUi(app);
+  if (deps.cfg.SERVE_UI) serveUi(app, pageHeaders);
   configure?.(app);
 
   app.use((_req, _res, next) => next(ResourceNotFound('Not found')));
@@ -131,7 +150,15 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
   return app;
 }
 
-function serveUi(app: express.Express) {
+function serveUi(app: express.Express, pageHeaders: express.RequestHandler) {
+  // The hosted checkout may be framed by its checkout's embed_origin (the embedded checkout).
+  app.use('/checkout/:clientSecret', (req, res, next) => {
+    checkoutEmbedOrigin(req.em, String(req.params.clientSecret)).then((origin) => {
+      if (origin) allowFraming(res, [origin]);
+      next();
+    }, next);
+  });
+  app.use(['/dashboard', '/portal', '/checkout'], pageHeaders);
   const admin = path.join(ROOT, 'admin-ui', 'dist');
   const portal = path.join(ROOT, 'portal-ui', 'dist');
   const spa = (dir: string) => (_req: Request, res: Response, next: NextFunction) =>
@@ -143,26 +170,69 @@ function serveUi(app: express.Express) {
   app.get(['/portal', '/portal/{*rest}', '/checkout/{*rest}'], spa(portal));
 }
 
+/** Names for the HTTP errors Express and body-parser raise (any other 4xx is a BadRequest). */
+const HTTP_ERROR_NAMES: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'NotPermitted',
+  404: 'ResourceNotFound',
+  405: 'MethodNotAllowed',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+};
+
+/**
+ * Every error becomes JSON in the documented shape, in every environment: never HTML, never a stack
+ * trace or file path. Unknown routes are 404 ResourceNotFound; body-parser and routing errors keep
+ * their 4xx status; anything else is a 500 carrying only the request id (details go to the log).
+ */
 function errorHandler(deps: Deps) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) return;
-    if (err instanceof ApiError) {
-      if (err.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-      res.status(err.status).json(err.toJSON());
+    if (res.headersSent) {
+      res.destroy();
       return;
     }
-    const e = err as { type?: string; status?: number; message?: string };
+    const send = (status: number, body: unknown) => {
+      try {
+        res.status(status).json(body);
+      } catch (serializeErr) {
+        deps.log.error({ err: serializeErr, requestId: req.id }, 'error response not serializable');
+        res
+          .status(500)
+          .type('application/json')
+          .send(JSON.stringify({ error: 'InternalServerError', detail: `An unexpected error occurred. Request id: ${req.id}`, request_id: req.id }));
+      }
+    };
+    if (err instanceof ApiError) {
+      if (err.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      send(err.status, err.toJSON());
+      return;
+    }
+    const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; message?: string };
+    if (e?.type === 'entity.too.deep') {
+      const v = new RequestValidationError([{ type: 'json_too_deep', loc: ['body'], msg: String(e.message) }]);
+      send(422, v.toJSON());
+      return;
+    }
     if (e?.type === 'entity.parse.failed') {
-      const v = new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${e.message}` }]);
-      res.status(422).json(v.toJSON());
+      const msg = String(e.message ?? '').slice(0, 200);
+      const v = new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${msg}` }]);
+      send(422, v.toJSON());
       return;
     }
     if (e?.type === 'entity.too.large') {
-      res.status(413).json({ error: 'PayloadTooLarge', detail: 'Request body is too large' });
+      send(413, { error: 'PayloadTooLarge', detail: 'Request body is too large' });
+      return;
+    }
+    const status = e?.status ?? e?.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // body-parser, the router (malformed percent-encoding) and static files: their messages are fixed texts.
+      const detail = e.expose && e.message ? String(e.message).slice(0, 200) : 'Bad request';
+      send(status, { error: HTTP_ERROR_NAMES[status] ?? 'BadRequest', detail });
       return;
     }
     deps.log.error({ err, requestId: req.id }, 'unhandled error');
-    res.status(500).json({
+    send(500, {
       error: 'InternalServerError',
       detail: `An unexpected error occurred. Request id: ${req.id}`,
       request_id: req.id,

@@ -153,6 +153,23 @@ export const configSchema = z
         message: 'must be a comma-separated list of origins (https://app.example.com)',
       }),
     /**
+     * Proxies trusted to report the client's address and protocol (X-Forwarded-For / -Proto), Express's
+     * `trust proxy`: unset or `false` = none (the socket's peer is the client), `true` = every hop, a
+     * number = that many hops, or a comma-separated list of addresses / CIDRs / `loopback`,
+     * `linklocal`, `uniquelocal`. Trusting a proxy that is not there lets any client pick its address
+     * (and its sign-in rate-limit bucket).
+     */
+    TRUST_PROXY: z
+      .string()
+      .default('false')
+      .transform((v): boolean | number | string[] => {
+        const t = v.trim().toLowerCase();
+        if (t === 'false' || t === 'no' || t === '0') return false;
+        if (t === 'true' || t === 'yes') return true;
+        if (/^\d+$/.test(t)) return Number(t);
+        return t.split(',').map((s) => s.trim()).filter(Boolean);
+      }),
+    /**
      * Rate limiting of the auth service's sign-in, sign-up, password and email routes (3 per 10 s per
      * IP and path, shared through PostgreSQL). Unset means on, except under NODE_ENV=test.
      */

@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod/v4';
 import type { Deps } from '../deps.ts';
 import type { EntityManager } from '../kit/db.ts';
+import { findUnstorableString } from '../kit/input-guards.ts';
 import { AUTH_ERRORS } from './errors.ts';
 import {
   clearSessionCookies,
@@ -45,13 +46,14 @@ export function endpoint(router: Router, deps: Deps, method: 'get' | 'post', pat
 
 export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   const r = schema.safeParse(req.body ?? {});
-  if (!r.success) throw AUTH_ERRORS.VALIDATION_BODY();
+  // Text PostgreSQL cannot store (NUL, unpaired surrogates) is invalid input, not a database error later.
+  if (!r.success || findUnstorableString(req.body)) throw AUTH_ERRORS.VALIDATION_BODY();
   return r.data;
 }
 
 export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   const r = schema.safeParse(req.query ?? {});
-  if (!r.success) throw AUTH_ERRORS.VALIDATION_QUERY();
+  if (!r.success || findUnstorableString(req.query)) throw AUTH_ERRORS.VALIDATION_QUERY();
   return r.data;
 }
 

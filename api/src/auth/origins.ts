@@ -62,3 +62,17 @@ export function checkRedirectTargets(cfg: OriginConfig, req: Request): void {
   checkRedirect(cfg, body.errorCallbackURL, 'errorCallbackURL');
   checkRedirect(cfg, body.newUserCallbackURL, 'newUserCallbackURL');
 }
+
+/**
+ * Whether an unsafe request's Origin (or Referer) names a site other than ours or a trusted origin.
+ * No Origin and no Referer: a non-browser client, unless the browser says the request is cross-site
+ * (`Sec-Fetch-Site`). An opaque `null` origin is foreign. Used to refuse cookie-authenticated /v1
+ * writes from other sites (bearer-token requests carry no ambient credential and are not checked).
+ */
+export function isForeignOrigin(cfg: OriginConfig, req: Request): boolean {
+  const origin = req.get('origin') || req.get('referer') || '';
+  if (!origin) return req.get('sec-fetch-site') === 'cross-site';
+  if (!URL.canParse(origin)) return true;
+  if (new URL(origin).origin === `${req.protocol}://${req.get('host')}`) return false;
+  return !isTrustedUrl(cfg, origin, { allowRelative: false });
+}

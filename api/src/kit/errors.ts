@@ -2,6 +2,8 @@
  * The /v1 error contract (the public Polar API's): `{"error": "<Name>", "detail": "..."}` with the
  * class's status, and 422 `{"error": "RequestValidationError", "detail": [{type, loc, msg, input?}]}`.
  */
+import { boundedInput, boundedKey } from './input-guards.ts';
+
 export class ApiError extends Error {
   constructor(
     public readonly status: number,
@@ -33,13 +35,30 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
+/**
+ * 422 in the validation shape. What it echoes is bounded: at most 50 issues, locations and messages
+ * cut short, `input` summarized (`boundedInput`), so an oversized or deeply nested value is never sent back.
+ */
 export class RequestValidationError extends ApiError {
-  constructor(public readonly issues: ValidationIssue[]) {
-    super(422, 'RequestValidationError', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+  public readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
+    const bounded = issues.slice(0, 50).map(boundIssue);
+    super(422, 'RequestValidationError', bounded.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.issues = bounded;
   }
   override toJSON(): Record<string, unknown> {
     return { error: this.error, detail: this.issues };
   }
+}
+
+function boundIssue(i: ValidationIssue): ValidationIssue {
+  return {
+    ...i,
+    loc: i.loc.slice(0, 20).map((l) => (typeof l === 'string' ? boundedKey(l) : l)),
+    msg: i.msg.length > 500 ? `${i.msg.slice(0, 500)}…` : i.msg,
+    ...('input' in i ? { input: boundedInput(i.input) } : {}),
+    ...(i.ctx ? { ctx: boundedInput(i.ctx) as Record<string, unknown> } : {}),
+  };
 }
 
 /** A business-rule failure on one field, reported in the validation shape. */

@@ -111,8 +111,10 @@ h2{margin-top:24px}
 </style></head>
 <body><header><strong>Emporia API reference</strong> · generated from <a href="/openapi.json">/openapi.json</a></header>
 <main id="root">Loading…</main>
-<script>
-fetch('/openapi.json').then(r=>r.json()).then(doc=>{
+<script src="/docs.js"></script></body></html>`;
+
+/** The docs page's script, served at /docs.js (the page's Content-Security-Policy allows no inline script). */
+export const DOCS_SCRIPT = `fetch('/openapi.json').then(r=>r.json()).then(doc=>{
   const root=document.getElementById('root');root.textContent='';
   const byTag={};
   for(const [p,ops] of Object.entries(doc.paths))for(const [m,op] of Object.entries(ops))(byTag[op.tags[0]]??=[]).push([m,p,op]);
@@ -127,4 +129,4 @@ fetch('/openapi.json').then(r=>r.json()).then(doc=>{
     }
   }
 });
-</script></body></html>`;
+`;

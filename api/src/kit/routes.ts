@@ -8,6 +8,8 @@ import type { z } from 'zod/v4';
 import type { Deps } from '../deps.ts';
 import type { EntityManager } from './db.ts';
 import { authorize, type AuthRequirement, type Principal } from './principals.ts';
+import { RequestValidationError } from './errors.ts';
+import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -60,6 +62,7 @@ export function mount(router: Router, deps: Deps, routes: RouteSpec[]): void {
     if (!registry.includes(spec)) registry.push(spec);
     router[spec.method](spec.path, async (req: Request, res: Response) => {
       if (spec.auth !== 'public') authorize(req.principal, spec.auth);
+      rejectUnstorableStrings(req);
       const params = spec.params ? parseOrThrow('path', spec.params, req.params) : undefined;
       const query = spec.query ? parseOrThrow('query', spec.query, req.query) : undefined;
       const body = spec.body ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
@@ -78,5 +81,20 @@ export function mount(router: Router, deps: Deps, routes: RouteSpec[]): void {
       if (status === 204) res.status(204).end();
       else res.status(status).json(result);
     });
+  }
+}
+
+/**
+ * 422 for a string PostgreSQL cannot store (NUL, an unpaired surrogate) anywhere in the path, query or
+ * body, keys included: one check for every route instead of a database error (500) later.
+ */
+function rejectUnstorableStrings(req: Request): void {
+  for (const [where, value] of [['path', req.params], ['query', req.query], ['body', req.body]] as const) {
+    const loc = findUnstorableString(value);
+    if (loc) {
+      throw new RequestValidationError([
+        { type: 'string_unstorable', loc: [where, ...loc], msg: 'Text must not contain NUL characters or unpaired surrogates' },
+      ]);
+    }
   }
 }

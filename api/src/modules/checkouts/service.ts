@@ -80,6 +80,18 @@ export async function getCheckoutBySecret(
   return c;
 }
 
+/**
+ * The origin that may frame the hosted checkout page of this client secret (the checkout's
+ * `embed_origin`, for the embedded checkout), or null.
+ */
+export async function checkoutEmbedOrigin(em: EntityManager, clientSecret: string): Promise<string | null> {
+  if (!clientSecret.startsWith(CHECKOUT_SECRET_PREFIX)) return null;
+  const c = await em.findOne(Checkout, { clientSecret }, { fields: ['embedOrigin'] });
+  if (!c?.embedOrigin || !URL.canParse(c.embedOrigin)) return null;
+  const url = new URL(c.embedOrigin);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Prices, discounts, tax
 
