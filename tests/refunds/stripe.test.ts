@@ -38,9 +38,15 @@ describe('refunds with the Stripe processor', () => {
     expect(refunds).toHaveLength(1);
     expect(refunds[0]).toMatchObject({ idempotencyKey: `refund:${res.body.id}`, body: { amount: '1000' } });
 
-    await s.polar.refunds.create({ orderId: order.id, reason: 'other', amount: 500 });
+    const second = await call(srv.url, s.token, 'POST', '/v1/refunds/', { order_id: order.id, reason: 'other', amount: 500 });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(res.body.id);
     await orderWithStatus(srv, s, order.id, 'refunded', 1500);
-    expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds')).toHaveLength(2);
+    const both = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    expect(both).toHaveLength(2);
+    // The second refund has a key of its own: Stripe would answer a reused key with the first refund.
+    expect(both[1]).toMatchObject({ idempotencyKey: `refund:${second.body.id}`, body: { amount: '500' } });
+    expect(both[1]!.idempotencyKey).not.toBe(both[0]!.idempotencyKey);
   });
 
   it('has no sandbox card endpoint', async () => {
