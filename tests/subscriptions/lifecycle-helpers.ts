@@ -1,7 +1,8 @@
 /**
  * The subscription workflow on Temporal's time-skipping server with its real activities against a
  * test database (orders, charges and outbox events are real rows; the sandbox processor charges the
- * saved cards). Benefit requests and mails are recorded (other modules own them).
+ * saved cards). Benefit requests are recorded (other modules own them); mails are recorded and also
+ * sent through SMTP to the mail catcher (MailDev).
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -19,6 +20,7 @@ import { Benefit } from '../../api/src/modules/benefits/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { OutboxEvent } from '../../api/src/modules/webhooks/entities.ts';
 import { createSubscriptionActivities } from '../../workers/src/activities/subscriptions.activities.ts';
+import { createNotificationActivities } from '../../workers/src/activities/notifications.activities.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createTestDatabase, testConfig } from '../harness.ts';
 import { dropDatabase } from '../../infra/src/services.ts';
@@ -54,14 +56,16 @@ export async function startLifecycle(): Promise<Lifecycle> {
   const taskQueue = `subscriptions-${randomUUID()}`;
   const benefitCalls: BenefitCall[] = [];
   const mails: MailCall[] = [];
+  const notifications = createNotificationActivities(deps);
   const worker = await timeSkippingWorker(env, taskQueue, {
     ...createSubscriptionActivities(deps),
     async requestBenefitAction(action: BenefitCall['action'], scope: BenefitCall['scope']) {
       benefitCalls.push({ action, scope });
     },
-    async sendNotification(input: MailCall) {
+    // Recorded, and also sent for real (SMTP to the mail catcher) by the worker's own activity.
+    async sendNotification(input: MailCall & { organizationId: string | null }) {
       if (!mails.some((m) => m.dedupeKey === input.dedupeKey)) mails.push(input);
-      return { messageId: null, skipped: false };
+      return notifications.sendNotification(input);
     },
   });
   return {

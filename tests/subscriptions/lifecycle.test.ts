@@ -13,6 +13,7 @@ import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.t
 import { setSandboxCardOutcome } from '../../api/src/modules/payments/sandbox.ts';
 import { addMonths, cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SUBSCRIPTION_UPDATES } from '../../workflows/src/ids.ts';
+import { waitForMail } from '../harness.ts';
 import {
   countTypes,
   envNow,
@@ -190,6 +191,11 @@ describe('failed renewals', () => {
     expect(mine()[0]!.subject).toContain('Payment failed');
     expect(mine()[0]!.text).toContain('/portal/');
     expect(mine()[0]!.text).toContain('USD 25.00');
+    // The dunning mail reached the customer's mailbox (MailDev), not only the recorder.
+    const delivered = (await waitForMail(s.email, 20_000, 'Payment failed')).filter((m) => m.subject.includes('Payment failed'));
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.text).toContain('/portal/');
+    expect(delivered[0]!.text).toContain('USD 25.00');
 
     // First retry two days later: still declined.
     await skipTo(lc, new Date(end.getTime() + 2 * DAY));
