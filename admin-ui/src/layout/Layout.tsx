@@ -9,6 +9,7 @@ import {
   AppBar,
   Layout as RaLayout,
   Loading,
+  LoadingIndicator,
   Logout,
   TitlePortal,
   UserMenu,
@@ -23,14 +24,18 @@ import { VERIFY_CALLBACK } from '../auth/authProvider.ts';
 import { Menu } from './Menu.tsx';
 import { OrganizationSwitcher, type Organization } from './OrganizationSwitcher.tsx';
 
+// The user button shows the person's name; its accessible name is that name too (not "Profile").
+const ConsoleUserMenu = () => {
+  const { identity } = useGetIdentity();
+  return (
+    <UserMenu label={identity?.fullName ?? 'Account'}>
+      <Logout />
+    </UserMenu>
+  );
+};
+
 const ConsoleAppBar = () => (
-  <AppBar
-    userMenu={
-      <UserMenu>
-        <Logout />
-      </UserMenu>
-    }
-  >
+  <AppBar userMenu={<ConsoleUserMenu />} toolbar={<LoadingIndicator aria-label="Loading" />}>
     <TitlePortal />
     <OrganizationSwitcher />
   </AppBar>
@@ -52,7 +57,7 @@ const VerifyEmailBanner = () => {
   return (
     <Alert
       severity={error ? 'error' : 'info'}
-      sx={{ mb: 1 }}
+      sx={{ mb: 1, '& .MuiAlert-message': { minWidth: 0, overflowWrap: 'anywhere' } }}
       action={
         sent ? undefined : (
           <Button color="inherit" size="small" onClick={() => void resend()}>

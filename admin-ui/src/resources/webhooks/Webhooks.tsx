@@ -75,7 +75,7 @@ interface Delivery {
 }
 
 export const WebhookList = () => (
-  <List actions={<TopToolbar><CreateButton label="Add endpoint" /></TopToolbar>} exporter={false} title="Webhooks" sort={{ field: 'created_at', order: 'DESC' }}>
+  <List actions={<TopToolbar><CreateButton label="Add endpoint" /></TopToolbar>} exporter={false} empty={false} title="Webhooks" sort={{ field: 'created_at', order: 'DESC' }}>
     <DataTable<Endpoint> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="url" label="URL" disableSort />
       <DataTable.Col source="format" disableSort />
