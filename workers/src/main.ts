@@ -1,6 +1,8 @@
 /** The worker process: runs every workflow and activity on the configured task queue. */
 import { loadConfig, ConfigError } from '@emporia/api/src/config.ts';
 import { createDeps, closeDeps } from '@emporia/api/src/deps.ts';
+import type { Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from '@emporia/api/src/kit/run-metadata.ts';
 import { createWorker } from './worker.ts';
 import { startOutboxListener } from './outbox-listener.ts';
 import { startCheckoutExpirySweeper } from './checkout-expiry-sweeper.ts';
@@ -16,6 +18,11 @@ try {
   throw err;
 }
 const deps = await createDeps(cfg, 'worker');
+// The platform's search attributes (OrganizationId, CustomerId, ...) on the namespace, when missing
+// (idempotent; docs/operations.md). Without them runs still start, with summaries only.
+await ensureSearchAttributes(deps.temporal.connection as Connection, cfg.TEMPORAL_NAMESPACE)
+  .then((added) => added.length && deps.log.info({ added }, 'registered Temporal search attributes'))
+  .catch((err: unknown) => deps.log.warn({ err }, 'Temporal search attributes not registered; runs start without them'));
 // EMPORIA_WORKFLOW_BUNDLE: a prebuilt workflow bundle (the tests' crash workers restart in seconds).
 const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
 const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});

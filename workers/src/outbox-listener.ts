@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { startPendingWorkflows } from '@emporia/api/src/kit/workflow-starts.ts';
+import { outboxDispatcherRun, startWithMetadata } from '@emporia/api/src/kit/run-metadata.ts';
 import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
 
 /**
@@ -46,13 +47,16 @@ export async function startOutboxListener(
   void sweep();
 
   const wake = () =>
-    deps.temporal.workflow.signalWithStart('outboxDispatcherWorkflow', {
-      workflowId: outboxDispatcherWorkflowId(taskQueue),
-      taskQueue,
-      args: [{ idleSeconds: opts.idleSeconds ?? 30 }],
-      signal: 'wake',
-      signalArgs: [],
-    });
+    startWithMetadata(deps.temporal, outboxDispatcherRun(taskQueue), (meta) =>
+      deps.temporal.workflow.signalWithStart('outboxDispatcherWorkflow', {
+        workflowId: outboxDispatcherWorkflowId(taskQueue),
+        taskQueue,
+        args: [{ idleSeconds: opts.idleSeconds ?? 30 }],
+        signal: 'wake',
+        signalArgs: [],
+        ...meta,
+      }),
+    );
   // The dispatcher that started deliveries inside its fan-out transaction ran under the old id.
   await deps.temporal.workflow.getHandle(`outbox-dispatcher:${taskQueue}`).terminate('replaced by webhook-dispatcher').catch(() => {});
   await wake();

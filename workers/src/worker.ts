@@ -1,14 +1,17 @@
 /** Builds a Temporal worker for the workflows and activities; used by main.ts and the tests. */
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { createActivities } from './activities/index.ts';
 
 const require = createRequire(import.meta.url);
 export const WORKFLOWS_PATH = require.resolve('@emporia/workflows');
+/** Logs every workflow failure with the run's ids (workflows/src/interceptors.ts). */
+export const WORKFLOW_INTERCEPTOR_MODULES = [path.join(path.dirname(WORKFLOWS_PATH), 'interceptors.ts')];
 
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: undefined });
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: undefined });
 }
 
 export async function createWorker(
@@ -21,6 +24,8 @@ export async function createWorker(
     namespace: deps.cfg.TEMPORAL_NAMESPACE,
     taskQueue: opts.taskQueue ?? deps.cfg.TEMPORAL_TASK_QUEUE,
     activities: createActivities(deps),
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
   });
 }

@@ -13,6 +13,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { EntityManager } from './db.ts';
 import type { Logger } from './logger.ts';
+import { startWithMetadata, type RunMetadata } from './run-metadata.ts';
 
 export const WorkflowStart = defineEntity({
   name: 'WorkflowStart',
@@ -24,6 +25,8 @@ export const WorkflowStart = defineEntity({
     workflowId: p.string().index(),
     taskQueue: p.string(),
     args: p.json<unknown[]>(),
+    /** Search attributes, summary and details of the run (kit/run-metadata.ts); null for starts recorded before them. */
+    metadata: p.json<RunMetadata>().nullable(),
     startedAt: p.datetime().nullable().index(),
   },
 });
@@ -34,6 +37,8 @@ export interface WorkflowStartSpec {
   workflowId: string;
   taskQueue: string;
   args: unknown[];
+  /** What the run shows and is found by in Temporal (kit/run-metadata.ts builders). */
+  metadata?: RunMetadata | null;
 }
 
 /**
@@ -46,7 +51,7 @@ export function startWorkflowDurably(
   deps: { orm: { em: EntityManager }; temporal: Client; log: Logger },
   spec: WorkflowStartSpec,
 ): void {
-  const row = tx.create(WorkflowStart, { ...spec, startedAt: null });
+  const row = tx.create(WorkflowStart, { ...spec, metadata: spec.metadata ?? null, startedAt: null });
   after(async () => {
     try {
       await startRecorded(deps.temporal, spec);
@@ -84,15 +89,18 @@ function markStarted(deps: { orm: { em: EntityManager }; log: Logger }, id: stri
   b.timer.unref();
 }
 
-/** Starts one recorded workflow; an execution with this id already running or completed counts as started. */
+/** Starts one recorded workflow (with its search attributes and summary); an execution with this id already running or completed counts as started. */
 export async function startRecorded(temporal: Client, spec: WorkflowStartSpec): Promise<'started' | 'already'> {
   try {
-    await temporal.workflow.start(spec.workflowType, {
-      taskQueue: spec.taskQueue,
-      workflowId: spec.workflowId,
-      args: spec.args,
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    });
+    await startWithMetadata(temporal, spec.metadata, (meta) =>
+      temporal.workflow.start(spec.workflowType, {
+        taskQueue: spec.taskQueue,
+        workflowId: spec.workflowId,
+        args: spec.args,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        ...meta,
+      }),
+    );
     return 'started';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already';

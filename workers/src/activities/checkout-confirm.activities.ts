@@ -17,7 +17,9 @@ import {
   type FulfilResult,
   type OrderStepResult,
 } from '@emporia/api/src/modules/orders/fulfilment.ts';
+import { subscriptionRunOf } from '@emporia/api/src/modules/subscriptions/workflow-client.ts';
 import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '@emporia/workflows/ids';
+import type { RunMetadata } from '@emporia/workflows/metadata';
 import { faultPoint, withFaultPoints } from '../fault-injection.ts';
 
 export function createCheckoutConfirmActivities(deps: Deps, integrations: Integrations = createIntegrations(deps.cfg)) {
@@ -25,7 +27,7 @@ export function createCheckoutConfirmActivities(deps: Deps, integrations: Integr
   const processor = () => processorFor(cfg, orm);
   return {
     /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */
-    async fulfilStep(checkoutId: string): Promise<FulfilResult | null> {
+    async fulfilStep(checkoutId: string): Promise<(FulfilResult & { subscriptionRun?: RunMetadata | null }) | null> {
       const result = await withFaultPoints('fulfilStep', checkoutId, () =>
         fulfilCheckout(orm.em.fork(), integrations, checkoutId, {
           processor: processor().name,
@@ -40,6 +42,11 @@ export function createCheckoutConfirmActivities(deps: Deps, integrations: Integr
           .getHandle(subscriptionWorkflowId(result.subscriptionId))
           .signal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL)
           .catch((err: unknown) => deps.log.warn({ err, subscriptionId: result.subscriptionId }, 'subscription workflow not signalled'));
+      }
+      // What the subscription's lifecycle run, which this workflow starts next, shows and is found by.
+      if (result?.subscriptionId && !result.upgraded) {
+        const subscriptionRun = await subscriptionRunOf(orm.em.fork(), result.subscriptionId).catch(() => null);
+        return { ...result, subscriptionRun };
       }
       return result;
     },

@@ -34,7 +34,9 @@ export async function benefitGrantWorkflow(input: BenefitGrantWorkflowInput): Pr
     }
     const req = queue.shift()!;
     try {
-      await acts.applyBenefitAction({ ...req, benefitId: input.benefitId, customerId: input.customerId });
+      await acts.applyBenefitAction.executeWithOptions({ summary: `${req.action} the benefit (GitHub / Discord for those types)` }, [
+        { ...req, benefitId: input.benefitId, customerId: input.customerId },
+      ]);
     } catch (err) {
       // Retries exhausted: keep going with the next request; the grant keeps its last state.
       log.error('benefit action failed', { ...req, benefitId: input.benefitId, customerId: input.customerId, error: String(err) });

@@ -29,6 +29,7 @@ import type { CheckoutConfirmActivities } from '../../../workers/src/activities/
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
 import type { Receipt } from '../../../api/src/modules/orders/fulfilment.ts';
 import { startSubscriptionLifecycle } from '../subscriptions/start.ts';
+import type { RunMetadata } from '../metadata.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
 // Each step is one short transaction; a worker that crashed mid-step is noticed (and the step retried
@@ -57,6 +58,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
   let result: CheckoutConfirmResult;
   if (local && patched('checkout-fulfil-one-transaction')) {
     let receipt;
+    let subscriptionRun: RunMetadata | null | undefined;
     if (patched('checkout-sale-stands-after-fulfil')) {
       let done;
       try {
@@ -64,7 +66,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
         done = await localSteps.fulfilStep(checkoutId);
       } catch (err) {
         log.error('checkout fulfilment failed; compensating', { checkoutId, error: String(err) });
-        await localSteps.compensateCheckout(checkoutId);
+        await localSteps.compensateCheckout.executeWithOptions({ summary: 'Compensate: refund the charge at the payment processor, reopen the checkout' }, [checkoutId]);
         throw err;
       }
       if (!done) return { status: 'skipped', orderId: null, subscriptionId: null, grantsPending: 0 };
@@ -77,6 +79,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
         await untilDone('markSucceededStep', checkoutId, () => localSteps.markSucceededStep(checkoutId));
       }
       receipt = done.receipt;
+      subscriptionRun = done.subscriptionRun;
       result = { status: 'succeeded', orderId: done.orderId, subscriptionId: done.subscriptionId, grantsPending: done.externalBenefitIds.length };
     } else {
       // Runs recorded before 'checkout-sale-stands-after-fulfil' (replay only): any failure refunded.
@@ -96,7 +99,7 @@ export async function checkoutConfirmWorkflow({ checkoutId }: CheckoutConfirmInp
         throw err;
       }
     }
-    if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId);
+    if (result.subscriptionId) await startSubscriptionLifecycle(result.subscriptionId, subscriptionRun);
     if (receipt) await sendReceipt(notifications, receipt);
     return result;
   }
@@ -143,7 +146,9 @@ async function untilDone(step: string, checkoutId: string, run: () => Promise<un
 /** Mails the receipt once (deduplicated by the workflow id); a mail that cannot be sent is logged, not fatal. */
 async function sendReceipt(notifications: typeof localNotifications, receipt: Receipt): Promise<void> {
   try {
-    await notifications.sendNotification({ dedupeKey: `${workflowInfo().workflowId}:receipt`, kind: 'order.receipt', ...receipt });
+    await notifications.sendNotification.executeWithOptions({ summary: `Mail the receipt to ${receipt.recipient} (SMTP)` }, [
+      { dedupeKey: `${workflowInfo().workflowId}:receipt`, kind: 'order.receipt', ...receipt },
+    ]);
   } catch (err) {
     log.warn('receipt not sent', { checkoutId: workflowInfo().workflowId, error: String(err) });
   }

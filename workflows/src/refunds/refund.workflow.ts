@@ -22,7 +22,7 @@ export interface RefundWorkflowResult {
 }
 
 export async function refundWorkflow({ refundId }: RefundWorkflowInput): Promise<RefundWorkflowResult> {
-  const atProcessor = await steps.refundAtProcessorStep(refundId);
+  const atProcessor = await steps.refundAtProcessorStep.executeWithOptions({ summary: 'Refund at the payment processor' }, [refundId]);
   const settled = await steps.settleRefundStep(refundId, atProcessor);
   if (!settled) return { status: 'missing', benefitsRevoked: false };
   if (settled.status === 'failed') log.warn('refund failed at the processor', { refundId });

@@ -3,11 +3,16 @@
  * (it outlives its parent). REJECT_DUPLICATE makes a second start a no-op: the API may already have
  * started it (it ensures the workflow runs before sending it an update).
  */
-import { ParentClosePolicy, log, patched, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, log, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { subscriptionWorkflowId } from '../ids.ts';
+import { SEARCH_ATTRIBUTES, runStartOptions, type RunMetadata } from '../metadata.ts';
 import { subscriptionWorkflow } from './subscription.workflow.ts';
 
-export async function startSubscriptionLifecycle(subscriptionId: string): Promise<void> {
+/**
+ * `run`: the child's summary and search attributes (from the fulfilment step). The search attributes
+ * are set only when this run carries them too (they are registered on the namespace then).
+ */
+export async function startSubscriptionLifecycle(subscriptionId: string, run?: RunMetadata | null): Promise<void> {
   // Checkout workflows recorded before this step existed replay without it (the API starts theirs on first use).
   if (!patched('subscription-lifecycle')) return;
   try {
@@ -16,6 +21,7 @@ export async function startSubscriptionLifecycle(subscriptionId: string): Promis
       args: [{ subscriptionId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...runStartOptions(run, workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.organizationId) !== undefined),
     });
   } catch (err) {
     // WorkflowExecutionAlreadyStartedError (from @temporalio/common, not re-exported here).

@@ -17,6 +17,11 @@
  * writer of subscription state: each handler runs one activity that re-checks the rules under the
  * row lock and writes the change with its webhook events. Handlers and the period-end step take turns
  * (one at a time); dunning waits do not block them.
+ *
+ * Its `SubscriptionStatus` search attribute follows the subscription's status (issue #21), so a
+ * visibility query finds e.g. an organization's past-due subscriptions; only in runs started with the
+ * platform's search attributes (they are registered then) and not in runs recorded before it
+ * ('subscription-status-search-attribute').
  */
 import {
   ActivityFailure,
@@ -32,12 +37,14 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../../../workers/src/activities/subscriptions.activities.ts';
 import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
 import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
 import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, SUBSCRIPTION_UPDATES } from '../ids.ts';
+import { SEARCH_ATTRIBUTES } from '../metadata.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 const acts = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', retry });
@@ -116,6 +123,13 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let ended = false;
   let phase = 'waiting';
   let dunningAttempt = 0;
+  const tracksStatus =
+    workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.organizationId) !== undefined && patched('subscription-status-search-attribute');
+  /** Keeps the SubscriptionStatus search attribute equal to the status the last step left the subscription in. */
+  const showStatus = (status: string | null | undefined) => {
+    if (!tracksStatus || !status || workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.subscriptionStatus) === status) return;
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.subscriptionStatus, value: status }]);
+  };
 
   async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
     await condition(() => !busy);
@@ -139,6 +153,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       exclusive(async () => {
         const r = await answer(() => acts.cancelSubscription(id, args, iso(Date.now())));
         wake = true;
+        showStatus(r.status);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),
     { validator: validateCancelArgs },
@@ -148,6 +163,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     exclusive(async () => {
       const r = await answer(() => acts.uncancelSubscription(id));
       wake = true;
+      showStatus(r.status);
       return { subscriptionId: r.subscriptionId, status: r.status };
     }),
   );
@@ -158,6 +174,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       exclusive(async () => {
         const r = await answer(() => acts.revokeSubscription(id, args, iso(Date.now())));
         ended = true;
+        showStatus(r.status);
         await benefits.requestBenefitAction('revoke', r.scope);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),
@@ -170,7 +187,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       exclusive(async () => {
         const r = await answer(() => acts.changeSubscriptionProduct(id, args, iso(Date.now())));
         let paid: boolean | null = null;
-        if (r.orderId) paid = (await acts.chargeSubscriptionOrder(r.orderId, 0)).paid;
+        if (r.orderId) {
+          const orderId = r.orderId;
+          paid = (await acts.chargeSubscriptionOrder.executeWithOptions({ summary: 'Charge the plan change to the saved card (payment processor)' }, [orderId, 0])).paid;
+        }
+        showStatus(r.status);
         if (r.previousProductId && r.previousProductId !== r.scope.productId) {
           await benefits.requestBenefitAction('revoke', { ...r.scope, productId: r.previousProductId });
           await benefits.requestBenefitAction('grant', r.scope);
@@ -195,13 +216,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       dunningAttempt = i + 1;
       const nextRetryAt = iso(Date.now() + delays[i]!);
       const mail = await acts.subscriptionDunningMail(orderId, i + 1, nextRetryAt, reason);
-      if (mail) await notifications.sendNotification({ dedupeKey: `subscription:${id}:order:${orderId}:dunning:${i + 1}`, kind: 'subscription.dunning', ...mail });
+      if (mail) {
+        await notifications.sendNotification.executeWithOptions({ summary: `Mail dunning notice #${i + 1} (SMTP)` }, [
+          { dedupeKey: `subscription:${id}:order:${orderId}:dunning:${i + 1}`, kind: 'subscription.dunning', ...mail },
+        ]);
+      }
       phase = 'past_due';
       await condition(() => ended, delays[i]!);
       if (ended) return false;
-      const r = await exclusive(() => (ended ? Promise.resolve({ paid: false, message: null }) : acts.chargeSubscriptionOrder(orderId, i + 1)));
+      const r = await exclusive(() =>
+        ended
+          ? Promise.resolve({ paid: false, message: null })
+          : acts.chargeSubscriptionOrder.executeWithOptions({ summary: `Dunning retry #${i + 1}: charge the saved card (payment processor)` }, [orderId, i + 1]),
+      );
       if (ended) return false;
-      if (r.paid) return true;
+      if (r.paid) {
+        showStatus('active');
+        return true;
+      }
       reason = r.message;
     }
     const mail = await acts.subscriptionDunningMail(orderId, delays.length + 1, null, reason);
@@ -212,6 +244,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   for (;;) {
     const schedule = await local.subscriptionSchedule(id);
     if (!schedule) return { outcome: 'missing' };
+    showStatus(schedule.status);
     if (schedule.ended || ended || !schedule.currentPeriodEnd) break;
     phase = 'waiting';
     const end = Date.parse(schedule.currentPeriodEnd);
@@ -222,14 +255,19 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
 
     phase = 'renewing';
     const r = await exclusive(() =>
-      ended ? Promise.resolve({ outcome: 'stale' as const, paid: false, message: null }) : local.renewAndCharge(id, schedule.currentPeriodEnd!),
+      ended
+        ? Promise.resolve({ outcome: 'stale' as const, paid: false, message: null })
+        : local.renewAndCharge.executeWithOptions({ summary: 'Renew the period and charge the saved card (payment processor)' }, [id, schedule.currentPeriodEnd!]),
     );
     if (r.outcome === 'stale') continue;
     if (r.outcome === 'ended') {
+      showStatus('canceled');
       await benefits.requestBenefitAction('revoke', r.scope);
       break;
     }
     let paid = r.paid;
+    // A declined renewal leaves an active subscription past_due (chargeSubscriptionOrder).
+    if (!paid && schedule.status === 'active') showStatus('past_due');
     if (!paid) paid = await dun(r.orderId, r.message);
     if (ended) break;
     if (paid) {
@@ -252,6 +290,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.
     phase = 'unpaid';
     const scope = await exclusive(() => acts.markSubscriptionUnpaid(id, iso(Date.now())));
+    if (scope) showStatus('unpaid');
     if (scope) {
       if (schedule.graceDays > 0) await condition(() => ended, schedule.graceDays * DAY);
       if (!ended) await benefits.requestBenefitAction('revoke', scope);

@@ -15,7 +15,12 @@ import { WEBHOOK_FIRST_ATTEMPT_BATCH as FIRST_ATTEMPT_BATCH } from '../ids.ts';
 const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' };
 const { fanOutOutbox } = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
 // A batch waits for its slowest receiver (WEBHOOK_TIMEOUT_MS at most, twice); its lease outlives this.
-const { deliverFirstAttempts } = proxyLocalActivities<WebhookActivities>({ startToCloseTimeout: '2 minutes', localRetryThreshold: '10 seconds', retry });
+const { deliverFirstAttempts } = proxyLocalActivities<WebhookActivities>({
+  startToCloseTimeout: '2 minutes',
+  localRetryThreshold: '10 seconds',
+  retry,
+  summary: 'POST a batch of first attempts to webhook endpoints (receivers)',
+});
 
 export const wakeSignal = defineSignal('wake');
 

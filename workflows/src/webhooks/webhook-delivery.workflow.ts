@@ -30,7 +30,9 @@ export async function webhookDeliveryWorkflow({ webhookEventId, settings, firstA
   for (let attempt = firstAttempt; attempt <= settings.maxAttempts; attempt++) {
     // Math.random is deterministic inside workflows (seeded per run).
     if (attempt > 1) await sleep(backoffMs(attempt - 1, settings.baseDelayMs, settings.maxDelayMs, Math.random()));
-    const result = await deliverWebhook({ webhookEventId, attempt, final: attempt === settings.maxAttempts });
+    const result = await deliverWebhook.executeWithOptions({ summary: `POST attempt #${attempt} to the webhook endpoint (receiver)` }, [
+      { webhookEventId, attempt, final: attempt === settings.maxAttempts },
+    ]);
     if (result.outcome === 'delivered') return { delivered: true, attempts: attempt };
     if (result.outcome === 'skipped') return { delivered: false, attempts: attempt, skipped: 'endpoint disabled' };
   }

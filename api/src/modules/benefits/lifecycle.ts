@@ -14,6 +14,9 @@ import { benefitGrantWorkflowId, benefitRequestsWorkflowId } from '@emporia/work
 import type { Deps } from '../../deps.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { benefitGrantRun, benefitRequestsRun, startWithMetadata, type RunMetadata } from '../../kit/run-metadata.ts';
+import { Customer } from '../customers/entities.ts';
+import { Benefit } from './entities.ts';
 import { ProductBenefit } from '../products/entities.ts';
 import { BenefitGrant } from './grants.ts';
 
@@ -58,21 +61,47 @@ export interface BenefitGrantWorkflowInput {
 export const BENEFIT_GRANT_WORKFLOW = 'benefitGrantWorkflow';
 export const BENEFIT_ACTION_SIGNAL = 'benefitAction';
 
+/**
+ * The summary and search attributes of a benefit-grant run (used only if the signal starts it): one
+ * read of the benefit and the customer; null when either is gone or no database is at hand.
+ */
+async function benefitGrantRunOf(deps: Partial<Pick<Deps, 'orm'>>, benefitId: string, customerId: string): Promise<RunMetadata | null> {
+  if (!deps.orm) return null;
+  const em = deps.orm.em.fork();
+  const [b, c] = await Promise.all([
+    em.findOne(Benefit, { id: benefitId }, { fields: ['type', 'description', 'organization'] }),
+    em.findOne(Customer, { id: customerId }, { fields: ['email'] }),
+  ]);
+  if (!b) return null;
+  return benefitGrantRun({
+    benefitId,
+    customerId,
+    organizationId: b.organization.id,
+    benefitType: b.type,
+    benefitDescription: b.description,
+    customerEmail: c?.email ?? null,
+  });
+}
+
 /** Queues `action` for one benefit and customer in that benefit's grant workflow (starting it if idle). */
 export async function requestGrantAction(
-  deps: Pick<Deps, 'temporal' | 'cfg'>,
+  deps: Pick<Deps, 'temporal' | 'cfg'> & Partial<Pick<Deps, 'orm'>>,
   benefitId: string,
   customerId: string,
   request: BenefitActionRequest,
 ): Promise<void> {
   const input: BenefitGrantWorkflowInput = { benefitId, customerId };
-  await deps.temporal.workflow.signalWithStart(BENEFIT_GRANT_WORKFLOW, {
-    workflowId: benefitGrantWorkflowId(benefitId, customerId),
-    taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    signal: BENEFIT_ACTION_SIGNAL,
-    signalArgs: [request],
-  });
+  const meta = await benefitGrantRunOf(deps, benefitId, customerId).catch(() => null);
+  await startWithMetadata(deps.temporal, meta, (options) =>
+    deps.temporal.workflow.signalWithStart(BENEFIT_GRANT_WORKFLOW, {
+      workflowId: benefitGrantWorkflowId(benefitId, customerId),
+      taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      signal: BENEFIT_ACTION_SIGNAL,
+      signalArgs: [request],
+      ...options,
+    }),
+  );
 }
 
 /**
@@ -145,12 +174,15 @@ export function queueBenefitRequestsDurably(
   after: (fn: () => Promise<unknown>) => void,
   deps: Deps,
   input: BenefitRequests,
+  /** The organization of the change (the run's OrganizationId search attribute). */
+  organizationId: string | null = null,
 ): void {
   startWorkflowDurably(tx, after, deps, {
     workflowType: 'benefitRequestsWorkflow',
     taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
     workflowId: benefitRequestsWorkflowId(randomUUID()),
     args: [input],
+    metadata: benefitRequestsRun(input, organizationId),
   });
 }
 

@@ -111,7 +111,7 @@ export const routes = [
         emitEvent(tx, benefit.organization.id, 'benefit.updated', data);
         await tx.flush();
         // Granted grants follow the change (new limits, files, repository, role) in the background.
-        if (requiresUpdate) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'update' });
+        if (requiresUpdate) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'update' }, benefit.organization.id);
         return data;
       });
       await afterCommit();
@@ -131,7 +131,7 @@ export const routes = [
         const benefit = await findVisibleBenefit(tx, principal, params.id);
         const products = await deleteBenefit(tx, benefit);
         // Its grants are revoked in the background (benefit-grant workflows).
-        queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'revoke' });
+        queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'revoke' }, benefit.organization.id);
         await tx.flush();
         for (const product of products) {
           await tx.populate(product, PRODUCT_POPULATE, { refresh: true });

@@ -9,6 +9,7 @@ import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
@@ -206,6 +207,16 @@ export const routes: RouteSpec[] = [
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: checkoutConfirmWorkflowId(checkout.id),
           args: [{ checkoutId: checkout.id }],
+          metadata: checkoutConfirmRun({
+            checkoutId: checkout.id,
+            organizationId: checkout.organization.id,
+            customerId: checkout.customer?.id ?? null,
+            customerEmail: checkout.customerEmail ?? null,
+            productName: checkout.product.name,
+            amount: checkout.totalAmount ?? null,
+            currency: checkout.currency ?? null,
+            recurringInterval: checkout.product.recurringInterval ?? null,
+          }),
         }),
       );
       return { ...serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL), customer_session_token: customerSessionToken };

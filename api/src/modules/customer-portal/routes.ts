@@ -249,7 +249,7 @@ export const routes = [
           });
           await tx.flush();
         }
-        if (requests.length) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'grant-requests', benefitId: grant.benefit.id, customerId, requests });
+        if (requests.length) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'grant-requests', benefitId: grant.benefit.id, customerId, requests }, grant.benefit.organization.id);
         return serializeCustomerBenefitGrant(grant);
       });
       await afterCommit();

@@ -128,7 +128,7 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
           await tx.flush();
           emitCustomerEvent(tx, c, 'deleted');
           // Their benefit grants are revoked in the background (benefit-grant workflows).
-          queueBenefitRequestsDurably(tx, after, deps, { kind: 'customer-deleted', customerId: c.id });
+          queueBenefitRequestsDurably(tx, after, deps, { kind: 'customer-deleted', customerId: c.id }, c.organization.id);
         });
         await afterCommit();
       },

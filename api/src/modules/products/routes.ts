@@ -4,6 +4,7 @@ import { z } from 'zod/v4';
 import { productBenefitsWorkflowId, productCreatedWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { productBenefitsRun, productCreatedRun } from '../../kit/run-metadata.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
@@ -76,6 +77,7 @@ export const productRoutes = [
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: productCreatedWorkflowId(p.id),
           args: [{ productId: p.id }],
+          metadata: productCreatedRun({ productId: p.id, organizationId, productName: p.name }),
         });
         await tx.flush();
         return data;
@@ -178,6 +180,13 @@ export const productRoutes = [
             taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
             workflowId: productBenefitsWorkflowId(product.id, randomUUID()),
             args: [change],
+            metadata: productBenefitsRun({
+              productId: product.id,
+              organizationId: product.organization.id,
+              productName: product.name,
+              added: added.length,
+              removed: removed.length,
+            }),
           });
         }
         return flushAndEmitUpdated(tx, product);

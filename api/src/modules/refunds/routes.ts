@@ -7,6 +7,7 @@ import { z } from 'zod/v4';
 import { refundWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { refundRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
@@ -44,6 +45,17 @@ export const routes: RouteSpec[] = [
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: refundWorkflowId(refund.id),
           args: [{ refundId: refund.id }],
+          metadata: refundRun({
+            refundId: refund.id,
+            organizationId: refund.organization.id,
+            orderId: refund.order.id,
+            customerId: refund.customer.id,
+            // The email only when the order's customer is loaded (no extra query for a summary).
+            customerEmail: (refund.customer.email as string | undefined) ?? null,
+            amount: refund.amount,
+            currency: refund.currency,
+            revokeBenefits: refund.revokeBenefits,
+          }),
         });
         await tx.flush();
         return serializeRefund(refund);

@@ -8,18 +8,43 @@ import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/clien
 import { SUBSCRIPTION_UPDATES, subscriptionWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import { ApiError, RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
+import type { EntityManager } from '../../kit/db.ts';
+import { subscriptionRun, type RunMetadata } from '../../kit/run-metadata.ts';
 import { startRecorded } from '../../kit/workflow-starts.ts';
-import type { Subscription } from './entities.ts';
+import { Subscription } from './entities.ts';
 import { checkCancel, checkUncancel } from './service.ts';
 
 export type SubscriptionUpdateName = keyof typeof SUBSCRIPTION_UPDATES;
 
-export async function ensureSubscriptionWorkflow(deps: Pick<Deps, 'temporal' | 'cfg'>, subscriptionId: string): Promise<void> {
+/** The summary and search attributes of `subscription:<id>` runs (one read; null when the subscription is gone). */
+export async function subscriptionRunOf(em: EntityManager, subscriptionId: string): Promise<RunMetadata | null> {
+  const s = await em.findOne(
+    Subscription,
+    { id: subscriptionId },
+    { fields: ['organization', 'status', 'amount', 'currency', 'recurringInterval', 'customer.email', 'product.name'] },
+  );
+  if (!s) return null;
+  return subscriptionRun({
+    subscriptionId,
+    organizationId: s.organization.id,
+    customerId: s.customer.id,
+    customerEmail: s.customer.email ?? null,
+    productName: s.product.name,
+    amount: s.amount,
+    currency: s.currency,
+    recurringInterval: s.recurringInterval,
+    status: s.status,
+  });
+}
+
+export async function ensureSubscriptionWorkflow(deps: Pick<Deps, 'temporal' | 'cfg'> & Partial<Pick<Deps, 'orm'>>, subscriptionId: string): Promise<void> {
+  const metadata = deps.orm ? await subscriptionRunOf(deps.orm.em.fork(), subscriptionId).catch(() => null) : null;
   await startRecorded(deps.temporal, {
     workflowType: 'subscriptionWorkflow',
     workflowId: subscriptionWorkflowId(subscriptionId),
     taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
     args: [{ subscriptionId }],
+    metadata,
   });
 }
 

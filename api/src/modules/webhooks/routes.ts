@@ -5,7 +5,7 @@ import { fieldError, ResourceNotFound } from '../../kit/errors.ts';
 import { refusedWebhookUrl } from './addresses.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { queryList } from '../../kit/validation.ts';
+import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { Organization } from '../organizations/entities.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './entities.ts';
@@ -150,8 +150,8 @@ export const routes: RouteSpec[] = [
       ...paginationQuery,
       endpoint_id: queryList(z.uuid()).optional(),
       organization_id: queryList(z.uuid()).optional(),
-      start_timestamp: z.iso.datetime({ offset: true }).optional(),
-      end_timestamp: z.iso.datetime({ offset: true }).optional(),
+      start_timestamp: isoDateTime().optional(),
+      end_timestamp: isoDateTime().optional(),
     }),
     response: list(deliverySchema),
     async handler({ query, principal, em }) {
@@ -181,7 +181,7 @@ export const routes: RouteSpec[] = [
     status: 202,
     async handler({ params, principal, em, deps }) {
       const orgIds = await visibleOrganizationIds(em, principal);
-      const we = await em.findOne(WebhookEvent, { id: params.id, endpoint: { organization: { $in: orgIds }, deletedAt: null } });
+      const we = await em.findOne(WebhookEvent, { id: params.id, endpoint: { organization: { $in: orgIds }, deletedAt: null } }, { populate: ['endpoint'] });
       if (!we) throw ResourceNotFound('Webhook event not found');
       // Committed first: the workflow reads the row. A start lost after the commit is found by the
       // dispatcher's sweep (an attempted event with no retry workflow) and started then.
@@ -193,7 +193,15 @@ export const routes: RouteSpec[] = [
         deps.temporal,
         deps.cfg,
         deps.cfg.TEMPORAL_TASK_QUEUE,
-        { webhookEventId: we.id, outboxEventId: we.outboxEvent.id, endpointId: we.endpoint.id, firstAttempt: 1 },
+        {
+          webhookEventId: we.id,
+          outboxEventId: we.outboxEvent.id,
+          endpointId: we.endpoint.id,
+          firstAttempt: 1,
+          organizationId: we.endpoint.organization.id,
+          url: we.endpoint.url,
+          eventType: we.type,
+        },
         { redeliver: true, log: deps.log },
       );
       if (started) await markRetriesStarted(em, [we.id]);

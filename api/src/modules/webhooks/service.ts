@@ -7,6 +7,7 @@ import { webhookDeliveryWorkflowId } from '@emporia/workflows/ids';
 import { webhookAllowsPrivateUrls, type Config } from '../../config.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Logger } from '../../kit/logger.ts';
+import { startWithMetadata, webhookRetriesRun } from '../../kit/run-metadata.ts';
 import { open, seal } from '../../kit/secretbox.ts';
 import { Member } from '../organizations/entities.ts';
 import { Notification } from '../notifications/entities.ts';
@@ -100,6 +101,10 @@ export interface RetryStart {
   endpointId: string;
   /** The attempt the workflow makes first (after the backoff of the one before it). */
   firstAttempt: number;
+  /** For the run's search attributes and summary (kit/run-metadata.ts), when the caller has them. */
+  organizationId?: string | null;
+  url?: string | null;
+  eventType?: string | null;
 }
 
 /**
@@ -115,14 +120,25 @@ export async function startRetries(
   r: RetryStart,
   opts: { redeliver?: boolean; log?: Logger } = {},
 ): Promise<boolean> {
+  const meta = webhookRetriesRun({
+    webhookEventId: r.webhookEventId,
+    endpointId: r.endpointId,
+    organizationId: r.organizationId ?? null,
+    url: r.url ?? null,
+    eventType: r.eventType ?? null,
+    firstAttempt: r.firstAttempt,
+  });
   try {
-    await temporal.workflow.start('webhookDeliveryWorkflow', {
-      taskQueue,
-      workflowId: webhookDeliveryWorkflowId(r.outboxEventId, r.endpointId),
-      workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [{ webhookEventId: r.webhookEventId, settings: deliverySettings(cfg), firstAttempt: r.firstAttempt }],
-    });
+    await startWithMetadata(temporal, meta, (options) =>
+      temporal.workflow.start('webhookDeliveryWorkflow', {
+        taskQueue,
+        workflowId: webhookDeliveryWorkflowId(r.outboxEventId, r.endpointId),
+        workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        args: [{ webhookEventId: r.webhookEventId, settings: deliverySettings(cfg), firstAttempt: r.firstAttempt }],
+        ...options,
+      }),
+    );
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
@@ -140,6 +156,8 @@ interface ClaimedRow {
   id: string;
   outbox_event_id: string;
   endpoint_id: string;
+  type: string;
+  organization_id: string;
   payload: string;
   url: string;
   secret_sealed: string;
@@ -196,8 +214,8 @@ export async function deliverFirstAttempts(
          where succeeded is null and retry_started_at is null and attempts = 0
            and (claimed_until is null or claimed_until < now())
          order by created_at limit $2 for update skip locked)
-       returning w.id, w.outbox_event_id, w.endpoint_id, w.payload, w.claimed_until)
-     select c.id, c.outbox_event_id, c.endpoint_id, c.payload, e.url, e.secret_sealed, e.enabled, e.deleted_at
+       returning w.id, w.outbox_event_id, w.endpoint_id, w.type, w.payload, w.claimed_until)
+     select c.id, c.outbox_event_id, c.endpoint_id, c.type, c.payload, e.url, e.organization_id, e.secret_sealed, e.enabled, e.deleted_at
      from claimed c join webhook_endpoints e on e.id = c.endpoint_id`,
     [s.leaseSeconds, s.limit],
   );
@@ -261,7 +279,13 @@ export async function deliverFirstAttempts(
     await Promise.all(
       toRetry.map(async (f) => {
         const row = byId.get(f.id)!;
-        const ok = await startRetries(temporal, cfg, s.taskQueue, { webhookEventId: f.id, outboxEventId: row.outbox_event_id, endpointId: row.endpoint_id, firstAttempt: 2 }, { log });
+        const ok = await startRetries(
+          temporal,
+          cfg,
+          s.taskQueue,
+          { webhookEventId: f.id, outboxEventId: row.outbox_event_id, endpointId: row.endpoint_id, firstAttempt: 2, organizationId: row.organization_id, url: row.url, eventType: row.type },
+          { log },
+        );
         if (ok) started.push(f.id);
       }),
     );
@@ -272,18 +296,25 @@ export async function deliverFirstAttempts(
 
 /** Starts the retry workflows of attempted, unfinished events whose start was lost (a crash or an outage after the attempt's commit). */
 async function sweepLostRetries(em: EntityManager, temporal: Client, cfg: Config, log: Logger, s: FirstAttemptSettings): Promise<number> {
-  const { rows: lost } = await runSql<{ id: string; outbox_event_id: string; endpoint_id: string; attempts: number }>(
+  const { rows: lost } = await runSql<{ id: string; outbox_event_id: string; endpoint_id: string; attempts: number; type: string; url: string; organization_id: string }>(
     em,
-    `select id, outbox_event_id, endpoint_id, attempts from webhook_events
-     where succeeded is null and retry_started_at is null and attempts >= 1
-       and coalesce(modified_at, created_at) < now() - make_interval(secs => $1)
-     order by created_at limit 100`,
+    `select w.id, w.outbox_event_id, w.endpoint_id, w.attempts, w.type, e.url, e.organization_id
+     from webhook_events w join webhook_endpoints e on e.id = w.endpoint_id
+     where w.succeeded is null and w.retry_started_at is null and w.attempts >= 1
+       and coalesce(w.modified_at, w.created_at) < now() - make_interval(secs => $1)
+     order by w.created_at limit 100`,
     [s.sweepGraceSeconds],
   );
   const started: string[] = [];
   for (const r of lost) {
     log.warn({ webhookEventId: r.id, endpointId: r.endpoint_id }, 'webhook event had no retry workflow; starting it');
-    const ok = await startRetries(temporal, cfg, s.taskQueue, { webhookEventId: r.id, outboxEventId: r.outbox_event_id, endpointId: r.endpoint_id, firstAttempt: r.attempts + 1 }, { log });
+    const ok = await startRetries(
+      temporal,
+      cfg,
+      s.taskQueue,
+      { webhookEventId: r.id, outboxEventId: r.outbox_event_id, endpointId: r.endpoint_id, firstAttempt: r.attempts + 1, organizationId: r.organization_id, url: r.url, eventType: r.type },
+      { log },
+    );
     if (ok) started.push(r.id);
   }
   await markRetriesStarted(em, started);

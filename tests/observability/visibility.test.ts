@@ -1,0 +1,175 @@
+/**
+ * Issue #21: every workflow run the platform starts is findable in Temporal by its organization, its
+ * customer and its business key (custom search attributes, registered on the dev server by the test
+ * global setup), shows a one-line summary, and the subscription workflow keeps SubscriptionStatus
+ * current. Asserted through Temporal's visibility API (what the Temporal UI and CLI query), which is
+ * eventually consistent: every read polls.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
+import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { SEARCH_ATTRIBUTES, type RunKey } from '../../workflows/src/metadata.ts';
+import { sellerWithSdk } from '../catalogue/helpers-c.ts';
+import { GRANT_SCOPES, buy, call, createBenefit, productWith, startGrantEnv, until, type GrantEnv, type Purchase, type Seller } from '../grants/helpers.ts';
+
+const SLOW = 240_000;
+const SCOPES = [...GRANT_SCOPES, 'refunds:read', 'refunds:write', 'webhooks:read', 'webhooks:write'];
+
+let env: GrantEnv;
+let s: Seller;
+let purchase: Purchase;
+
+beforeAll(async () => {
+  env = await startGrantEnv();
+  s = await sellerWithSdk(env.srv, SCOPES);
+}, SLOW);
+afterAll(async () => {
+  // Runs left waiting (a subscription in dunning, webhook retries) end with the test file.
+  for await (const run of env.srv.deps.temporal.workflow.list({ query: `TaskQueue = "${env.srv.deps.cfg.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"` })) {
+    await env.srv.deps.temporal.workflow.getHandle(run.workflowId, run.runId).terminate('test finished').catch(() => {});
+  }
+  await env?.close();
+}, SLOW);
+
+async function list(query: string): Promise<WorkflowExecutionInfo[]> {
+  const runs: WorkflowExecutionInfo[] = [];
+  for await (const run of env.srv.deps.temporal.workflow.list({ query })) runs.push(run);
+  return runs;
+}
+
+/** Polls the visibility query until `ok` holds for its answer (visibility lags the runs by moments). */
+function listUntil(query: string, ok: (runs: WorkflowExecutionInfo[]) => boolean): Promise<WorkflowExecutionInfo[]> {
+  return until(async () => {
+    const runs = await list(query);
+    return ok(runs) ? runs : null;
+  });
+}
+
+const attr = (run: WorkflowExecutionInfo, k: RunKey) => run.typedSearchAttributes.get(SEARCH_ATTRIBUTES[k]);
+const types = (runs: WorkflowExecutionInfo[]) => new Set(runs.map((r) => r.type));
+
+describe('finding runs by customer and organization', { timeout: SLOW }, () => {
+  it('answers CustomerId with the checkout-confirm, subscription and benefit-grant runs of a purchase', async () => {
+    env.github.addRepository('acme', 'observability');
+    const benefitId = await createBenefit(env.srv, s, {
+      type: 'github_repository',
+      description: 'Source access',
+      properties: { repository_owner: 'acme', repository_name: 'observability', permission: 'pull' },
+    });
+    const productId = await productWith(env.srv, s, [benefitId], true);
+    purchase = await buy(env.srv, s, productId);
+    expect(purchase.subscriptionId).not.toBeNull();
+
+    const runs = await listUntil(`CustomerId = "${purchase.customerId}"`, (r) =>
+      ['checkoutConfirmWorkflow', 'subscriptionWorkflow', 'benefitGrantWorkflow'].every((t) => types(r).has(t)),
+    );
+    const byType = (t: string) => runs.find((r) => r.type === t)!;
+    expect(byType('checkoutConfirmWorkflow').workflowId).toBe(`checkout-confirm:${purchase.checkoutId}`);
+    expect(attr(byType('checkoutConfirmWorkflow'), 'checkoutId')).toBe(purchase.checkoutId);
+    expect(byType('subscriptionWorkflow').workflowId).toBe(subscriptionWorkflowId(purchase.subscriptionId!));
+    expect(attr(byType('subscriptionWorkflow'), 'subscriptionId')).toBe(purchase.subscriptionId);
+    expect(attr(byType('benefitGrantWorkflow'), 'benefitId')).toBe(benefitId);
+    for (const r of runs) expect(attr(r, 'organizationId')).toBe(s.organization.id);
+
+    // The same runs for the business key alone, and scoped to the organization.
+    const bySubscription = await listUntil(`SubscriptionId = "${purchase.subscriptionId}"`, (r) => r.length > 0);
+    expect(bySubscription.map((r) => r.type)).toContain('subscriptionWorkflow');
+    const active = await listUntil(`OrganizationId = "${s.organization.id}" AND SubscriptionStatus = "active"`, (r) => r.length > 0);
+    expect(active.map((r) => r.workflowId)).toContain(subscriptionWorkflowId(purchase.subscriptionId!));
+
+    // Readable in the UI: the subscription run names the product, its price and the buyer.
+    const summary = await env.srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(purchase.subscriptionId!)).describe().then((d) => d.staticSummary());
+    const email = (await env.srv.deps.orm.em.fork().findOneOrFail(Customer, { id: purchase.customerId })).email;
+    expect(summary).toMatch(/^Renew Product \w+ \(USD 10\.00\/month\) for /);
+    expect(summary).toContain(email);
+  });
+
+  it('finds a subscription whose renewal was declined with OrganizationId and SubscriptionStatus = "past_due"', async () => {
+    const productId = await productWith(env.srv, s, [], true);
+    const p = await buy(env.srv, s, productId);
+    const subscriptionId = p.subscriptionId!;
+    await listUntil(`SubscriptionId = "${subscriptionId}" AND SubscriptionStatus = "active"`, (r) => r.length > 0);
+
+    // The buyer's card now declines off-session (the sandbox's tok_chargeCustomerFail), and the period
+    // ends now: the workflow, told its schedule changed, renews at once and the charge is declined.
+    const em = env.srv.deps.orm.em.fork();
+    const customer = await em.findOneOrFail(Customer, { id: p.customerId });
+    const processor = processorFor(env.srv.deps.cfg, env.srv.deps.orm);
+    const saved = await processor.setupPaymentMethod({
+      confirmationTokenId: 'tok_chargeCustomerFail',
+      processorCustomerId: customer.processorCustomerId!,
+      idempotencyKey: `observability-pm:${randomUUID()}`,
+    });
+    expect(saved.status).toBe('succeeded');
+    if (saved.status !== 'succeeded') return;
+    await em.nativeUpdate(PaymentMethod, { customer: p.customerId }, { isDefault: false });
+    em.create(PaymentMethod, {
+      customer,
+      processor: processor.name,
+      processorId: saved.paymentMethod.id,
+      brand: saved.paymentMethod.brand,
+      last4: saved.paymentMethod.last4,
+      expMonth: saved.paymentMethod.expMonth,
+      expYear: saved.paymentMethod.expYear,
+      wallet: null,
+      isDefault: true,
+      deletedAt: null,
+    });
+    await em.flush();
+    await em.nativeUpdate(Subscription, { id: subscriptionId }, { currentPeriodEnd: new Date(Date.now() + 1000) });
+    await env.srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
+
+    const pastDue = await listUntil(`OrganizationId = "${s.organization.id}" AND SubscriptionStatus = "past_due"`, (r) =>
+      r.some((x) => x.workflowId === subscriptionWorkflowId(subscriptionId)),
+    );
+    expect(pastDue.map((r) => r.workflowId)).not.toContain(subscriptionWorkflowId(purchase.subscriptionId!));
+    expect((await em.fork().findOneOrFail(Subscription, { id: subscriptionId })).status).toBe('past_due');
+  });
+});
+
+/** The search attributes each workflow type's runs carry (platform-level runs: none, a summary only). */
+const EXPECTED: Record<string, RunKey[]> = {
+  productCreatedWorkflow: ['organizationId'],
+  productBenefitsWorkflow: ['organizationId'],
+  checkoutConfirmWorkflow: ['organizationId', 'customerId', 'checkoutId'],
+  subscriptionWorkflow: ['organizationId', 'customerId', 'subscriptionId', 'subscriptionStatus'],
+  benefitGrantWorkflow: ['organizationId', 'customerId', 'benefitId'],
+  benefitRequestsWorkflow: ['organizationId', 'benefitId'],
+  refundWorkflow: ['organizationId', 'customerId', 'orderId', 'refundId'],
+  webhookDeliveryWorkflow: ['organizationId', 'webhookEndpointId'],
+  outboxDispatcherWorkflow: [],
+  checkoutExpirySweeperWorkflow: [],
+};
+
+describe('every workflow type the platform starts', { timeout: SLOW }, () => {
+  it('carries a summary and its search attributes', async () => {
+    // Runs of the types the purchase tests above did not start: a refund, a deleted benefit's
+    // revocations, a webhook retry (the receiver refuses connections).
+    const endpoint = await call(env.srv.url, s.token, 'POST', '/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hook', events: ['product.created'] });
+    expect(endpoint.status).toBe(201);
+    await productWith(env.srv, s, []);
+    const refund = await call(env.srv.url, s.token, 'POST', '/v1/refunds/', { order_id: purchase.orderId, reason: 'customer_request', amount: 100 });
+    expect(refund.status).toBe(201);
+    const doomed = await createBenefit(env.srv, s, { type: 'custom', description: 'Going away', properties: { note: 'bye' } });
+    expect((await call(env.srv.url, s.token, 'DELETE', `/v1/benefits/${doomed}`)).status).toBe(204);
+
+    const taskQueue = env.srv.deps.cfg.TEMPORAL_TASK_QUEUE;
+    const runs = await listUntil(`TaskQueue = "${taskQueue}"`, (r) => Object.keys(EXPECTED).every((t) => types(r).has(t)));
+    const checked: string[] = [];
+    for (const [type, keys] of Object.entries(EXPECTED)) {
+      // The first run of each type (a continued-as-new run carries the attributes over, not the summary).
+      const run = runs.filter((r) => r.type === type).sort((a, b) => a.startTime.getTime() - b.startTime.getTime())[0]!;
+      const summary = await env.srv.deps.temporal.workflow.getHandle(run.workflowId, run.runId).describe().then((d) => d.staticSummary());
+      expect(summary, type).toBeTruthy();
+      for (const k of keys) expect(attr(run, k), `${type} ${SEARCH_ATTRIBUTES[k].name}`).toBeTruthy();
+      if (keys.includes('organizationId')) expect(attr(run, 'organizationId'), type).toBe(s.organization.id);
+      checked.push(type);
+    }
+    expect(checked).toHaveLength(Object.keys(EXPECTED).length);
+  });
+});
