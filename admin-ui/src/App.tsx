@@ -23,6 +23,14 @@ import { checkouts } from './resources/checkouts/index.ts';
 import { customers } from './resources/customers/index.ts';
 import { orders, refunds } from './resources/orders/index.ts';
 import { subscriptions } from './resources/subscriptions/index.ts';
+// Tools
+import { discounts } from './resources/discounts/index.ts';
+import { customFields } from './resources/custom-fields/index.ts';
+import { licenseKeys } from './resources/license-keys/index.ts';
+import { meters } from './resources/meters/index.ts';
+import { events } from './resources/events/index.ts';
+import { files } from './resources/files/index.ts';
+import { taxRates } from './resources/tax-rates/index.ts';
 // Developers
 import { accessTokens } from './resources/access-tokens/index.ts';
 import { webhookEndpoints } from './resources/webhooks/index.ts';
@@ -30,6 +38,7 @@ import { webhookEndpoints } from './resources/webhooks/index.ts';
 import { organizations } from './resources/organizations/index.ts';
 
 const { Route } = reactRouterProvider;
+const Settings = lazyNamed(() => import('./settings/Settings.tsx'), 'Settings');
 const Dashboard = lazyNamed(() => import('./dashboard/Dashboard.tsx'), 'Dashboard') as DashboardComponent;
 
 export const App = () => (
@@ -52,9 +61,19 @@ export const App = () => (
     <Resource {...orders} />
     <Resource {...refunds} />
     <Resource {...subscriptions} />
+    <Resource {...discounts} />
+    <Resource {...customFields} />
+    <Resource {...licenseKeys} />
+    <Resource {...meters} />
+    <Resource {...events} />
+    <Resource {...files} />
+    <Resource {...taxRates} />
     <Resource {...accessTokens} />
     <Resource {...webhookEndpoints} />
     <Resource {...organizations} />
+    <CustomRoutes>
+      <Route path="/settings" element={<Settings />} />
+    </CustomRoutes>
     <CustomRoutes noLayout>
       <Route path="/sign-up" element={<SignUpPage />} />
       <Route path="/forgot-password" element={<ForgotPasswordPage />} />

@@ -246,7 +246,7 @@ export const Dashboard = () => {
               <XAxis dataKey="label" />
               <YAxis tickFormatter={axisMoney} width={80} />
               <Tooltip formatter={(v) => money(Number(v))} />
-              <Area type="monotone" dataKey="revenue" name="Revenue" stroke="#3949ab" fill="#c5cae9" />
+              <Area isAnimationActive={false} type="monotone" dataKey="revenue" name="Revenue" stroke="#3949ab" fill="#c5cae9" />
             </AreaChart>
           </ChartCard>
         </Grid>
@@ -257,7 +257,7 @@ export const Dashboard = () => {
               <XAxis dataKey="label" />
               <YAxis allowDecimals={false} />
               <Tooltip />
-              <Bar dataKey="orders" name="Orders" fill="#3949ab" />
+              <Bar isAnimationActive={false} dataKey="orders" name="Orders" fill="#3949ab" />
             </BarChart>
           </ChartCard>
         </Grid>
@@ -268,7 +268,7 @@ export const Dashboard = () => {
               <XAxis dataKey="label" />
               <YAxis tickFormatter={axisMoney} width={80} />
               <Tooltip formatter={(v) => money(Number(v))} />
-              <Line type="monotone" dataKey="average_order_value" name="Average order value" stroke="#00796b" dot={false} />
+              <Line isAnimationActive={false} type="monotone" dataKey="average_order_value" name="Average order value" stroke="#00796b" dot={false} />
             </LineChart>
           </ChartCard>
         </Grid>
@@ -279,7 +279,7 @@ export const Dashboard = () => {
               <XAxis dataKey="label" />
               <YAxis tickFormatter={axisMoney} width={80} />
               <Tooltip formatter={(v) => money(Number(v))} />
-              <Line type="monotone" dataKey="monthly_recurring_revenue" name="MRR" stroke="#6a1b9a" dot={false} />
+              <Line isAnimationActive={false} type="monotone" dataKey="monthly_recurring_revenue" name="MRR" stroke="#6a1b9a" dot={false} />
             </LineChart>
           </ChartCard>
         </Grid>
@@ -291,9 +291,9 @@ export const Dashboard = () => {
               <YAxis allowDecimals={false} />
               <Tooltip />
               <Legend />
-              <Line type="monotone" dataKey="active_subscriptions" name="Active" stroke="#3949ab" dot={false} />
-              <Line type="monotone" dataKey="new_subscriptions" name="New" stroke="#2e7d32" dot={false} />
-              <Line type="monotone" dataKey="renewed_subscriptions" name="Renewals" stroke="#ef6c00" dot={false} />
+              <Line isAnimationActive={false} type="monotone" dataKey="active_subscriptions" name="Active" stroke="#3949ab" dot={false} />
+              <Line isAnimationActive={false} type="monotone" dataKey="new_subscriptions" name="New" stroke="#2e7d32" dot={false} />
+              <Line isAnimationActive={false} type="monotone" dataKey="renewed_subscriptions" name="Renewals" stroke="#ef6c00" dot={false} />
             </LineChart>
           </ChartCard>
         </Grid>

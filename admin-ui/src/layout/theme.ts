@@ -16,6 +16,8 @@ export const theme: RaThemeOptions = {
     },
     RaList: { styleOverrides: { root: { '& .RaList-main': { minWidth: 0 }, '& .RaList-content': { overflowX: 'auto' } } } },
     RaShow: { styleOverrides: { root: { '& .RaShow-card': { overflowX: 'auto' } } } },
+    // The "No … yet" page: readable text instead of half-transparent.
+    RaEmpty: { styleOverrides: { root: { '& .RaEmpty-message': { opacity: 1, color: 'rgba(0, 0, 0, 0.7)' } } } },
     RaReferenceManyField: { styleOverrides: { root: { overflowX: 'auto' } } },
   },
 };
