@@ -52,6 +52,8 @@ describe('license keys, custom, meter credit and downloadables', { timeout: SLOW
   let fileId: string;
   let archivedFileId: string;
   let purchase: Purchase;
+  /** Just before the purchase: the license key's one-year expiry counts from its grant, after this. */
+  let boughtAt: Date;
   let productId: string;
   const content = randomBytes(2048);
 
@@ -81,6 +83,7 @@ describe('license keys, custom, meter credit and downloadables', { timeout: SLOW
       }),
     };
     productId = await productWith(srv, s, Object.values(ids));
+    boughtAt = new Date();
     purchase = await buy(srv, s, productId);
   });
 
@@ -97,8 +100,15 @@ describe('license keys, custom, meter credit and downloadables', { timeout: SLOW
     const key = keys.body.items[0];
     expect(key).toMatchObject({ customer_id: purchase.customerId, status: 'granted', limit_activations: 3, limit_usage: 50 });
     expect(key.key).toMatch(/^EMP-[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
+    // One calendar year after the key was granted, which happened between boughtAt and now.
+    const oneYearAfter = (d: Date) => {
+      const y = new Date(d);
+      y.setUTCFullYear(y.getUTCFullYear() + 1);
+      return y.getTime();
+    };
     const expires = new Date(key.expires_at).getTime();
-    expect(expires - Date.now()).toBeGreaterThan(360 * 86_400_000);
+    expect(expires).toBeGreaterThanOrEqual(oneYearAfter(boughtAt));
+    expect(expires).toBeLessThanOrEqual(oneYearAfter(new Date()));
 
     // Custom: the note is shown to the customer in the portal.
     const portal = await purchase.polar.customerPortal.benefitGrants.list(purchase.security, { benefitId: ids.custom });

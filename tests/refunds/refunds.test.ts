@@ -323,7 +323,7 @@ describe('revoking benefits on refund', () => {
     await orderWithStatus(srv, a, order.id, 'refunded');
     const revoked = await until(async () => {
       const g = await grantsOf();
-      return g.every((x) => x.revokedAt && !x.grantedAt) ? g : null;
+      return g.length === 2 && g.every((x) => x.revokedAt && !x.grantedAt) ? g : null;
     });
     expect(revoked).toHaveLength(2);
     const keysAfter = await call(srv.url, a.token, 'GET', `/v1/license-keys?organization_id=${a.organization.id}&benefit_id=${license.body.id}`);
