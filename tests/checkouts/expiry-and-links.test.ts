@@ -44,7 +44,7 @@ async function waitExpired(c: { id: string; expiresAt: Date }): Promise<void> {
   const updates = await checkoutUpdates(c.id);
   expect(updates).toHaveLength(1);
   expect(updates[0]!.data).toMatchObject({ id: c.id, status: 'expired' });
-  expect(Date.parse(updates[0]!.data.modified_at)).toBeGreaterThanOrEqual(c.expiresAt.getTime());
+  expect(Date.parse(updates[0]!.data.modified_at as string)).toBeGreaterThanOrEqual(c.expiresAt.getTime());
 }
 
 async function checkoutUpdates(checkoutId: string) {
