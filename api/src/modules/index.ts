@@ -15,7 +15,7 @@ import { webhookEntities } from './webhooks/entities.ts';
 import { routes as webhookRoutes } from './webhooks/routes.ts';
 import { Customer } from './customers/entities.ts';
 import { File } from './files/entities.ts';
-import { Meter } from './meters/entities.ts';
+import { Meter, MeterRollup } from './meters/entities.ts';
 import { Event } from './events/entities.ts';
 import { Discount } from './discounts/entities.ts';
 import { WorkflowStart } from '../kit/workflow-starts.ts';
@@ -98,6 +98,7 @@ export const allEntities = [
   Customer,
   File,
   Meter,
+  MeterRollup,
   Event,
   Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,

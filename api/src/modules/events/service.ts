@@ -12,6 +12,7 @@ import { visibleOrganizationIds } from '../organizations/scope.ts';
 import type { EventSource } from './entities.ts';
 import type { CustomerRow, EventCreate, EventRow } from './schemas.ts';
 import { metadataQuerySql, runSql, SqlParams } from './sql.ts';
+import { inOwnTransaction, ingestSql, rollupMetersForIngest } from '../meters/rollups.ts';
 
 /** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
 export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
@@ -92,8 +93,10 @@ export interface EventInsert {
 
 /**
  * Inserts already-validated events in one statement (INSERT … SELECT FROM unnest of one array per
- * column), inside the EntityManager's transaction when one is open. Other modules record their
- * `system` events (e.g. meter credits) through here.
+ * column), inside the EntityManager's transaction when one is open (else in a transaction of its
+ * own). The same statement merges the events into the organizations' meter rollups
+ * (`meters/rollups.ts`), under their rollup locks. Other modules record their `system` events
+ * (e.g. meter credits) through here.
  */
 export async function insertEvents(
   em: EntityManager,
@@ -103,24 +106,21 @@ export async function insertEvents(
 ): Promise<number> {
   if (!rows.length) return 0;
   const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : d);
-  const { affected } = await runSql(
-    em,
-    `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
-     select gen_random_uuid(), $1::timestamptz, t.ts, t.name, $2::text, t.org, t.customer, t.external, t.metadata
-     from unnest($3::timestamptz[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::jsonb[])
-       as t(ts, name, org, customer, external, metadata)`,
-    [
-      ingestedAt.toISOString(),
-      source,
-      rows.map((r) => iso(r.timestamp)),
-      rows.map((r) => r.name),
+  return inOwnTransaction(em, async (tx) => {
+    const meters = await rollupMetersForIngest(
+      tx,
       rows.map((r) => r.organizationId),
-      rows.map((r) => r.customerId ?? null),
-      rows.map((r) => r.externalCustomerId ?? null),
-      rows.map((r) => JSON.stringify(r.metadata ?? {})),
-    ],
-  );
-  return affected;
+    );
+    const params = new SqlParams();
+    const insert = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
+     select gen_random_uuid(), ${params.add(ingestedAt.toISOString(), 'timestamptz')}, t.ts, t.name, ${params.add(source, 'text')}, t.org, t.customer, t.external, t.metadata
+     from unnest(${params.add(rows.map((r) => iso(r.timestamp)), 'timestamptz[]')}, ${params.add(rows.map((r) => r.name), 'text[]')},
+       ${params.add(rows.map((r) => r.organizationId), 'uuid[]')}, ${params.add(rows.map((r) => r.customerId ?? null), 'uuid[]')},
+       ${params.add(rows.map((r) => r.externalCustomerId ?? null), 'text[]')}, ${params.add(rows.map((r) => JSON.stringify(r.metadata ?? {})), 'jsonb[]')})
+       as t(ts, name, org, customer, external, metadata)`;
+    const { rows: result } = await runSql<{ n: number }>(tx, ingestSql(insert, meters, params), params.values);
+    return Number(result[0]?.n ?? 0);
+  });
 }
 
 export interface EventQuery {

@@ -27,6 +27,53 @@ export const Meter = defineEntity({
     filter: p.json<Filter>(),
     aggregation: p.json<Aggregation>(),
     metadata: p.json<Metadata>(),
+    /**
+     * The definition (filter and aggregation) its `meter_rollups` rows were built from; null until
+     * they are built. Written only by `rollups.ts` (raw SQL, under the organization's rollup lock);
+     * rollups whose definition differs from the meter's are rebuilt before use.
+     */
+    rollup: p.json<MeterDefinition>().nullable().lazy(),
   },
 });
 export type Meter = InferEntity<typeof Meter>;
+
+export interface MeterDefinition {
+  filter: Filter;
+  aggregation: Aggregation;
+}
+
+/**
+ * Hourly pre-aggregates of one meter's matching events, per (UTC hour, customer_id,
+ * external_customer_id) as the events carry them: the number of events `n`, and over the numeric
+ * values of the aggregation property their number `vn`, sum, min and max. Any aggregation of any
+ * set of whole hours follows exactly (count = Σn, sum = Σvsum, min/max of mins/maxes,
+ * avg = Σvsum / Σvn). Kept by the ingest statement itself (`rollups.ts`); rows are merged per key
+ * with ON CONFLICT, so the table grows with meters × hours × customers, not with events.
+ * `customer_id` is a plain copy (no foreign key): customers are only ever soft-deleted.
+ */
+export const MeterRollup = defineEntity({
+  name: 'MeterRollup',
+  tableName: 'meter_rollups',
+  properties: {
+    id: p.bigint().primary().autoincrement(),
+    meter: () => p.manyToOne(Meter).deleteRule('cascade').index(false),
+    hour: p.datetime(),
+    customerId: p.uuid().nullable(),
+    externalCustomerId: p.string().nullable(),
+    n: p.bigint(),
+    vn: p.bigint(),
+    vsum: p.decimal().columnType('numeric'),
+    vmin: p.decimal().columnType('numeric').nullable(),
+    vmax: p.decimal().columnType('numeric').nullable(),
+  },
+  indexes: [
+    {
+      name: 'meter_rollups_key_unique',
+      expression:
+        'create unique index "meter_rollups_key_unique" on "meter_rollups" ("meter_id", "hour", "customer_id", "external_customer_id") nulls not distinct',
+    },
+    { name: 'meter_rollups_meter_customer_hour_index', properties: ['meter', 'customerId', 'hour'] },
+    { name: 'meter_rollups_meter_external_customer_hour_index', properties: ['meter', 'externalCustomerId', 'hour'] },
+  ],
+});
+export type MeterRollup = InferEntity<typeof MeterRollup>;

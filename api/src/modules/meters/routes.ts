@@ -19,6 +19,7 @@ import {
   serializeMeter,
   TIME_INTERVALS,
 } from './schemas.ts';
+import { rebuildRollup } from './rollups.ts';
 import { createMeter, listMeterIds, meterCondition, meterQuantities, updateMeter } from './service.ts';
 
 const kinds = ['user', 'organization', 'oauth2'] as const;
@@ -51,6 +52,7 @@ export const routes = [
       const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
       const meter = createMeter(em, organizationId, body);
       await em.flush();
+      await rebuildRollup(em.fork(), meter.id);
       return serializeMeter(meter);
     },
   }),
@@ -112,8 +114,11 @@ export const routes = [
     response: meterSchema,
     async handler({ params, body, principal, em }) {
       const meter = await findMeter(em, principal, params.id);
+      const before = JSON.stringify([meter.filter, meter.aggregation]);
       updateMeter(meter, body);
       await em.flush();
+      // A changed filter or aggregation invalidates the rollups: rebuild them from the raw events.
+      if (JSON.stringify([meter.filter, meter.aggregation]) !== before) await rebuildRollup(em.fork(), meter.id);
       return serializeMeter(meter);
     },
   }),
