@@ -85,6 +85,11 @@ export const configSchema = z
      * attempt whose retry workflow was never started.
      */
     WEBHOOK_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    /**
+     * Usage billing (docs/billing.md): a renewal bills the events ingested up to this long before it;
+     * later ones (an ingest transaction still in flight) are billed by the next renewal.
+     */
+    USAGE_SETTLE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
 
     /**
      * Secret of the auth service's payments webhook receiver (`POST /api/auth/polar/webhooks`,

@@ -41,6 +41,7 @@ import { sandboxEntities } from './payments/sandbox-entities.ts';
 import { Checkout, CheckoutChargeAttempt, DiscountRedemption } from './checkouts/entities.ts';
 import { Order } from './orders/entities.ts';
 import { Subscription } from './subscriptions/entities.ts';
+import { MeteredBilling } from './usage/entities.ts';
 import { PaymentMethod } from './payment-methods/entities.ts';
 import { routes as orderRoutes } from './orders/routes.ts';
 import { routes as subscriptionRoutes } from './subscriptions/routes.ts';
@@ -107,4 +108,5 @@ export const allEntities = [
   WorkflowStart,
   Refund,
   CustomerSessionCode,
+  MeteredBilling,
 ];

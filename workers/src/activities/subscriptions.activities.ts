@@ -39,16 +39,17 @@ async function rules<T>(fn: () => Promise<T>): Promise<T> {
 export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg'>) {
   const { orm, cfg } = deps;
   const processor = () => processorFor(cfg, orm);
+  const usage = { settleMs: (cfg.USAGE_SETTLE_SECONDS ?? 10) * 1000 };
   return {
     async subscriptionSchedule(subscriptionId: string) {
       return subscriptionSchedule(orm.em.fork(), subscriptionId);
     },
     async renewSubscription(subscriptionId: string, expectedPeriodEnd: string) {
-      return renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd);
+      return renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd, usage);
     },
     /** The period-end step and the first charge of its order in one go (the common path of a renewal). */
     async renewAndCharge(subscriptionId: string, expectedPeriodEnd: string) {
-      return renewAndChargeSubscription(orm.em.fork(), processor(), subscriptionId, expectedPeriodEnd);
+      return renewAndChargeSubscription(orm.em.fork(), processor(), subscriptionId, expectedPeriodEnd, usage);
     },
     async chargeSubscriptionOrder(orderId: string, attempt: number) {
       return chargeSubscriptionOrder(orm.em.fork(), processor(), orderId, attempt);

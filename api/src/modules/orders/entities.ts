@@ -17,6 +17,24 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
 export type BillingReason = (typeof BILLING_REASONS)[number];
 
+export interface OrderLine {
+  id: string;
+  label: string;
+  /** Before discount, minor units. */
+  amount: number;
+  discountAmount: number;
+  taxAmount: number;
+  proration: boolean;
+  productPriceId: string;
+  /** Metered lines: the meter and the units billed. */
+  meterId?: string | null;
+  usage?: string | null;
+  creditsUsed?: string | null;
+  billableUnits?: string | null;
+  unitAmount?: string | null;
+  capAmount?: number | null;
+}
+
 export const Order = defineEntity({
   name: 'Order',
   tableName: 'orders',
@@ -43,6 +61,12 @@ export const Order = defineEntity({
     customFieldData: p.json<CustomFieldData>(),
     metadata: p.json<Metadata>(),
     processorChargeId: p.string().nullable(),
+    /**
+     * The order's lines when it has several (a renewal with metered usage, see docs/billing.md):
+     * amounts before discount summing to `subtotalAmount`, with the order's discount and tax split
+     * over them. Null: one line, the product price.
+     */
+    lines: p.json<OrderLine[]>().nullable(),
   },
 });
 export type Order = InferEntity<typeof Order>;

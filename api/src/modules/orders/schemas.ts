@@ -111,19 +111,31 @@ export function serializeOrder(o: Order): OrderOut {
     product_price: serializePrice(o.productPrice, o.product),
     discount: o.discount ? serializeDiscountBase(o.discount) : null,
     subscription: o.subscription ? serializeSubscriptionBase(o.subscription) : null,
-    items: [
-      {
-        // One line per order for now: the price, net of discount, with its tax.
-        id: o.id,
-        created_at: created,
-        modified_at: modified,
-        label: o.product.name,
-        amount: o.netAmount,
-        tax_amount: o.taxAmount,
-        proration: false,
-        product_price_id: o.productPrice.id,
-      },
-    ],
+    items: o.lines
+      ? // Several lines (a renewal with metered usage): amounts before discount, summing to subtotal_amount.
+        o.lines.map((l) => ({
+          id: l.id,
+          created_at: created,
+          modified_at: modified,
+          label: l.label,
+          amount: l.amount,
+          tax_amount: l.taxAmount,
+          proration: l.proration,
+          product_price_id: l.productPriceId,
+        }))
+      : [
+          {
+            // One line: the price, net of discount, with its tax.
+            id: o.id,
+            created_at: created,
+            modified_at: modified,
+            label: o.product.name,
+            amount: o.netAmount,
+            tax_amount: o.taxAmount,
+            proration: false,
+            product_price_id: o.productPrice.id,
+          },
+        ],
   };
 }
 

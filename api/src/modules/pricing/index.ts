@@ -7,6 +7,7 @@
 import { discountAmount, divideRoundHalfAwayFromZero, type DiscountTerms } from '../discounts/pricing.ts';
 
 export { discountAmount, divideRoundHalfAwayFromZero, type DiscountTerms };
+export { allocate, meteredLine, parseDecimal, formatDecimal, type MeteredLine } from './metered.ts';
 
 export class PricingError extends Error {
   constructor(
@@ -228,7 +229,8 @@ export interface CycleAmounts {
 
 /**
  * The order of one renewal cycle: the price, the subscription's discount while its duration lasts, the
- * proration carried from a mid-cycle change (positive owed, negative credit), tax on the net. A credit
+ * proration carried from a mid-cycle change (positive owed, negative credit), tax on the net. Metered
+ * usage of the period just ended (`meteredAmount`) is billed with the price and discounted with it. A credit
  * larger than the cycle leaves a zero order and carries the rest; nothing is ever rounded away.
  */
 export function cycleAmounts(input: {
@@ -238,9 +240,14 @@ export function cycleAmounts(input: {
   isFirstPeriod: boolean;
   proration: number;
   taxBasisPoints?: number;
+  /** The cycle's metered usage lines (minor units, see metered.ts): added to the price before the discount. */
+  meteredAmount?: number;
 }): CycleAmounts {
-  const { priceAmount: base, proration } = input;
-  if (!Number.isSafeInteger(base) || base < 0) throw new RangeError('priceAmount must be a non-negative integer');
+  const { proration } = input;
+  const metered = input.meteredAmount ?? 0;
+  if (!Number.isSafeInteger(metered) || metered < 0) throw new RangeError('meteredAmount must be a non-negative integer');
+  const base = input.priceAmount + metered;
+  if (!Number.isSafeInteger(input.priceAmount) || input.priceAmount < 0) throw new RangeError('priceAmount must be a non-negative integer');
   if (!Number.isSafeInteger(proration)) throw new RangeError('proration must be an integer');
   const d = input.discount;
   const applies = Boolean(d) && discountApplies(d!.duration, d!.appliedAt, input.periodStart, input.isFirstPeriod);

@@ -8,17 +8,19 @@
  * So the workflow is the single writer of subscription state after creation; the API never writes it.
  * Amounts come from the pricing module (`cycleAmounts`, `prorate`).
  */
+import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { ApiError, BadRequest, fieldError, ResourceUnavailable } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import type { Discount } from '../discounts/entities.ts';
-import { Order } from '../orders/entities.ts';
+import { Order, type OrderLine } from '../orders/entities.ts';
 import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
-import { cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
+import { allocate, cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type CycleAmounts, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
+import { databaseNow, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
 import { Product, type ProductPrice } from '../products/entities.ts';
 import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
@@ -187,6 +189,78 @@ const scopeOf = (s: Subscription, orderId: string | null = null, productId = s.p
 });
 
 // ---------------------------------------------------------------------------------------------
+// A renewal's order: the price for the next period plus the metered usage of the period that ends
+
+export interface UsageSettings {
+  /** Events ingested within this long before a renewal wait for the next one (in-flight ingest transactions). */
+  settleMs: number;
+}
+export const DEFAULT_USAGE_SETTINGS: UsageSettings = { settleMs: 10_000 };
+
+export interface CycleQuote {
+  amounts: CycleAmounts;
+  /** Before discount, summing to `amounts.subtotal`; the discount and tax split over them. */
+  lines: OrderLine[];
+  usage: UsageQuote[];
+}
+
+/**
+ * The renewal order at the end of [periodStart, periodEnd): the price of the next period (with the
+ * subscription's discount while it lasts and the carried proration), plus one line per metered price
+ * for the usage ingested up to `billedThrough` and not billed yet; the discount applies to the price
+ * and the usage together, tax to the net. Lines: the price (unless the price itself is metered), the
+ * usage lines, a proration line when one was carried in.
+ */
+export async function quoteCycle(
+  tx: EntityManager,
+  s: Subscription,
+  period: { periodStart: Date; periodEnd: Date; billedThrough: Date },
+): Promise<CycleQuote> {
+  const startedAt = s.startedAt ?? s.createdAt;
+  const usageQuotes = await quoteUsage(tx, s, period);
+  const meteredAmount = usageQuotes.reduce((t, q) => t + q.line.amount, 0);
+  const d = s.discount && (await discountAppliesToProduct(tx, s.discount, s.product.id)) ? s.discount : null;
+  const a = cycleAmounts({
+    priceAmount: priceAmountOf(s.price),
+    discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: startedAt } : null,
+    periodStart: period.periodEnd,
+    isFirstPeriod: false,
+    proration: s.pendingProrationAmount,
+    taxBasisPoints: await taxBasisPoints(tx, s),
+    meteredAmount,
+  });
+  const lines: OrderLine[] = [];
+  const base = (l: Omit<OrderLine, 'id' | 'discountAmount' | 'taxAmount'>): OrderLine => ({ id: randomUUID(), discountAmount: 0, taxAmount: 0, ...l });
+  if (s.price.amountType !== 'metered_unit') {
+    lines.push(base({ label: s.product.name, amount: priceAmountOf(s.price), proration: false, productPriceId: s.price.id }));
+  }
+  for (const q of usageQuotes) {
+    lines.push(
+      base({
+        label: `${q.meter.name} (${q.line.billableUnits} × ${q.price.unitAmount}${q.line.capped ? `, capped at ${q.price.capAmount}` : ''})`,
+        amount: q.line.amount,
+        proration: false,
+        productPriceId: q.price.id,
+        meterId: q.meter.id,
+        usage: q.line.usage,
+        creditsUsed: q.line.creditsUsed,
+        billableUnits: q.line.billableUnits,
+        unitAmount: q.price.unitAmount ?? null,
+        capAmount: q.price.capAmount ?? null,
+      }),
+    );
+  }
+  const discounted = lines.length;
+  const prorationUsed = s.pendingProrationAmount - a.carry;
+  if (prorationUsed !== 0) lines.push(base({ label: 'Proration', amount: prorationUsed, proration: true, productPriceId: s.price.id }));
+  const discounts = allocate(a.discount, lines.slice(0, discounted).map((l) => l.amount));
+  discounts.forEach((v, i) => (lines[i]!.discountAmount = v));
+  const taxes = allocate(a.tax, lines.map((l) => Math.max(l.amount - l.discountAmount, 0)));
+  taxes.forEach((v, i) => (lines[i]!.taxAmount = v));
+  return { amounts: a, lines, usage: usageQuotes };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The workflow's reads
 
 export interface SubscriptionSchedule {
@@ -233,12 +307,12 @@ function benefitCount(product: Product): number {
  * order (pending until charged; paid at once when it costs nothing). Idempotent: a retry after the
  * period rolled answers the cycle order it created.
  */
-export async function renewSubscription(em: EntityManager, id: string, expectedPeriodEnd: string): Promise<RenewResult> {
-  return (await renew(em, id, expectedPeriodEnd)).result;
+export async function renewSubscription(em: EntityManager, id: string, expectedPeriodEnd: string, usage: UsageSettings = DEFAULT_USAGE_SETTINGS): Promise<RenewResult> {
+  return (await renew(em, id, expectedPeriodEnd, usage)).result;
 }
 
 /** renewSubscription, also answering the cycle order to charge (loaded in `em` with its subscription, customer and product graph). */
-async function renew(em: EntityManager, id: string, expectedPeriodEnd: string): Promise<{ result: RenewResult; order: Order | null }> {
+async function renew(em: EntityManager, id: string, expectedPeriodEnd: string, usage: UsageSettings): Promise<{ result: RenewResult; order: Order | null }> {
   const stale = { result: { outcome: 'stale' as const }, order: null };
   return em.transactional(async (tx) => {
     const s = await lockSubscription(tx, id, { organization: false });
@@ -260,15 +334,9 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string): 
     }
     const startedAt = s.startedAt ?? s.createdAt;
     const next = periodEnd(end, s.recurringInterval, startedAt.getUTCDate());
-    const d = s.discount && (await discountAppliesToProduct(tx, s.discount, s.product.id)) ? s.discount : null;
-    const a = cycleAmounts({
-      priceAmount: priceAmountOf(s.price),
-      discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: startedAt } : null,
-      periodStart: end,
-      isFirstPeriod: false,
-      proration: s.pendingProrationAmount,
-      taxBasisPoints: await taxBasisPoints(tx, s),
-    });
+    // Usage of the period that ends is billed with the next period's price (docs/billing.md).
+    const billedThrough = new Date((await databaseNow(tx)).getTime() - usage.settleMs);
+    const { amounts: a, lines, usage: usageQuotes } = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough });
     s.currentPeriodStart = end;
     s.currentPeriodEnd = next;
     s.pendingProrationAmount = a.carry;
@@ -296,7 +364,9 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string): 
       customFieldData: {},
       metadata: {},
       processorChargeId: null,
+      lines: usageQuotes.length ? lines : null,
     });
+    recordUsage(tx, s, usageQuotes, order.id);
     // One flush writes the period change and the order, one more their events (the read models show the stored timestamps).
     await tx.flush();
     await tx.populate(order, ORDER_POPULATE, { refresh: false });
@@ -323,8 +393,9 @@ export async function renewAndChargeSubscription(
   processor: PaymentProcessor,
   id: string,
   expectedPeriodEnd: string,
+  usage: UsageSettings = DEFAULT_USAGE_SETTINGS,
 ): Promise<RenewAndChargeResult> {
-  const { result: r, order } = await renew(em, id, expectedPeriodEnd);
+  const { result: r, order } = await renew(em, id, expectedPeriodEnd, usage);
   if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
   if (r.total === 0) return { ...r, paid: true, message: null };
   const c = await chargeOrder(em, processor, order!, 0);

@@ -1,0 +1,170 @@
+/**
+ * Usage of a subscription's metered prices (docs/billing.md): for each live `metered_unit` price of
+ * the product, the meter's aggregation over the customer's events not billed yet, the customer's
+ * meter credit balance, and the line (pricing/metered.ts). Renewals record what they billed
+ * (`MeteredBilling`); the upcoming-invoice preview computes the same without recording.
+ *
+ * The query is composed from the meters and events modules' exported pieces (`meterCondition`,
+ * `compileAggregation`, `eventConditions`, `runSql`): the meters module's `meterQuantities` buckets by
+ * event timestamp only, while billing also bounds the ingestion time (the watermark that bills late
+ * events in the next cycle, once).
+ */
+import type { EntityManager } from '../../kit/db.ts';
+import { METER_CREDITED_EVENT } from '../benefits/types/meter-credit.ts';
+import { eventConditions } from '../events/service.ts';
+import { runSql, SqlParams } from '../events/sql.ts';
+import { compileAggregation } from '../meters/filter.ts';
+import { meterCondition } from '../meters/service.ts';
+import type { Meter } from '../meters/entities.ts';
+import { formatDecimal, meteredLine, parseDecimal, subtractDecimal, type MeteredLine } from '../pricing/metered.ts';
+import type { ProductPrice } from '../products/entities.ts';
+import type { Subscription } from '../subscriptions/entities.ts';
+import { MeteredBilling } from './entities.ts';
+
+/** Bounds of a set of events: timestamp < `before` and created_at ≤ `ingestedBy` (null: any ingestion time). */
+export interface EventBounds {
+  before: Date;
+  ingestedBy: Date | null;
+}
+
+/**
+ * The meter's aggregation over the customer's events in `bounds` minus those in `exclude` (exact,
+ * as a decimal string; "0" when there are none). With `exclude` = the previous renewal's bounds
+ * these are the events a renewal bills.
+ */
+export async function usageBetween(
+  em: EntityManager,
+  meter: Meter,
+  customerId: string,
+  bounds: EventBounds,
+  exclude: EventBounds,
+): Promise<string> {
+  const params = new SqlParams();
+  const where = await eventConditions(
+    em,
+    { organizationIds: [meter.organization.id], customerIds: [customerId], condition: meterCondition(meter, params) },
+    params,
+  );
+  const aggregate = compileAggregation(meter.aggregation, params, 'e.');
+  const ts = (d: Date | null) => params.add(d ? d.toISOString() : 'infinity', 'timestamptz');
+  where.push(
+    `e."timestamp" < ${ts(bounds.before)}`,
+    `e."created_at" <= ${ts(bounds.ingestedBy)}`,
+    `not (e."timestamp" < ${ts(exclude.before)} and e."created_at" <= ${ts(exclude.ingestedBy)})`,
+    // The credits' own bookkeeping events are never usage.
+    `not (e."source" = 'system' and e."name" = ${params.add(METER_CREDITED_EVENT, 'text')})`,
+  );
+  const { rows } = await runSql<{ usage: string | null }>(
+    em,
+    `select (${aggregate})::numeric::text as usage from "events" e where ${where.join(' and ')}`,
+    params.values,
+  );
+  return rows[0]?.usage ?? '0';
+}
+
+/** Units of the meter credited to the customer (meter_credit grants, cycles and revocations). */
+export async function creditedUnits(em: EntityManager, organizationId: string, customerId: string, meterId: string): Promise<string> {
+  const { rows } = await runSql<{ units: string }>(
+    em,
+    `select coalesce(sum(case when jsonb_typeof(e."metadata" -> 'units') = 'number' then (e."metadata" ->> 'units')::numeric end), 0)::text as units
+     from "events" e
+     where e."organization_id" = $1::uuid and e."customer_id" = $2::uuid and e."source" = 'system' and e."name" = $3::text
+       and e."metadata" ->> 'meter_id' = $4::text`,
+    [organizationId, customerId, METER_CREDITED_EVENT, meterId],
+  );
+  return rows[0]?.units ?? '0';
+}
+
+/** Credits of the meter renewals consumed so far for the customer. */
+export async function consumedCredits(em: EntityManager, customerId: string, meterId: string): Promise<string> {
+  const { rows } = await runSql<{ units: string }>(
+    em,
+    `select coalesce(sum("credits_used"), 0)::text as units from "metered_billings" where "customer_id" = $1::uuid and "meter_id" = $2::uuid`,
+    [customerId, meterId],
+  );
+  return rows[0]?.units ?? '0';
+}
+
+/** The database's clock (events' `created_at` comes from the API processes; all compare against it). */
+export async function databaseNow(em: EntityManager): Promise<Date> {
+  const { rows } = await runSql<{ now: Date | string }>(em, 'select clock_timestamp() as now');
+  return new Date(rows[0]!.now);
+}
+
+export interface UsageQuote {
+  price: ProductPrice;
+  meter: Meter;
+  periodStart: Date;
+  periodEnd: Date;
+  billedThrough: Date;
+  /** Credited units − consumed so far, before this line. */
+  creditBalance: string;
+  credited: string;
+  line: MeteredLine;
+}
+
+/** The live metered prices of the subscription's product (needs `product.prices.meter` loaded). */
+export function meteredPrices(s: Subscription): ProductPrice[] {
+  return s.product.prices
+    .getItems()
+    .filter((p) => p.amountType === 'metered_unit' && !p.isArchived && p.meter && p.unitAmount != null);
+}
+
+/** The previous renewal's bounds for this subscription and meter; none yet: every event before the period start counts as billed. */
+async function previousBounds(em: EntityManager, s: Subscription, meterId: string, periodStart: Date): Promise<EventBounds> {
+  const last = await em.findOne(MeteredBilling, { subscription: s.id, meter: meterId }, { orderBy: { periodEnd: 'desc' } });
+  return last ? { before: last.periodEnd, ingestedBy: last.billedThrough } : { before: periodStart, ingestedBy: null };
+}
+
+/**
+ * What the subscription's metered prices bill for the period [periodStart, periodEnd) with events
+ * ingested up to `billedThrough`: one quote per price, credits consumed first (in price order when
+ * several prices share a meter).
+ */
+export async function quoteUsage(
+  em: EntityManager,
+  s: Subscription,
+  period: { periodStart: Date; periodEnd: Date; billedThrough: Date },
+): Promise<UsageQuote[]> {
+  const out: UsageQuote[] = [];
+  const usedInQuote = new Map<string, string>();
+  for (const price of meteredPrices(s)) {
+    const meter = price.meter!;
+    if (!meter.filter) await em.populate(price, ['meter']);
+    const prev = await previousBounds(em, s, meter.id, period.periodStart);
+    const usage = await usageBetween(em, meter, s.customer.id, { before: period.periodEnd, ingestedBy: period.billedThrough }, prev);
+    const credited = await creditedUnits(em, s.organization.id, s.customer.id, meter.id);
+    const consumed = await consumedCredits(em, s.customer.id, meter.id);
+    const balance = subtractStrings(subtractStrings(credited, consumed), usedInQuote.get(meter.id) ?? '0');
+    const line = meteredLine({ usage, creditBalance: balance, unitAmount: price.unitAmount!, capAmount: price.capAmount ?? null });
+    // Several prices on one meter: the credits one line used are gone for the next.
+    usedInQuote.set(meter.id, subtractStrings(usedInQuote.get(meter.id) ?? '0', `-${line.creditsUsed}`.replace('--', '')));
+    out.push({ price, meter, periodStart: period.periodStart, periodEnd: period.periodEnd, billedThrough: period.billedThrough, creditBalance: balance, credited, line });
+  }
+  return out;
+}
+
+/** a − b, exact. */
+const subtractStrings = (a: string, b: string) => formatDecimal(subtractDecimal(parseDecimal(a), parseDecimal(b)));
+
+/** Records what a renewal billed (same transaction as its order). */
+export function recordUsage(em: EntityManager, s: Subscription, quotes: UsageQuote[], orderId: string | null): void {
+  for (const q of quotes) {
+    em.create(MeteredBilling, {
+      subscription: s,
+      customer: s.customer,
+      meter: q.meter,
+      price: q.price,
+      order: orderId,
+      periodStart: q.periodStart,
+      periodEnd: q.periodEnd,
+      billedThrough: q.billedThrough,
+      usage: q.line.usage,
+      creditsUsed: q.line.creditsUsed,
+      billableUnits: q.line.billableUnits,
+      unitAmount: q.price.unitAmount!,
+      capAmount: q.price.capAmount ?? null,
+      amount: q.line.amount,
+    });
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Usage-based billing at renewal (issue #19), on Temporal's time-skipping server with the real
+ * subscription activities: each cycle's order bills the meter's usage of the period that ended, to
+ * the cent, credits first, capped, late events in the next cycle; a fixed + metered product with a
+ * repeating discount and tax. Orders' lines sum to their subtotal, discount and tax.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MeteredBilling } from '../../api/src/modules/usage/entities.ts';
+import { cycleStart } from '../../api/src/modules/pricing/index.ts';
+import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
+import { credit, ingest, seedMetered, startBilling } from './helpers.ts';
+
+const HOUR = 3_600_000;
+let lc: Lifecycle;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  lc = await startBilling();
+  running = lc.worker.run();
+});
+afterAll(async () => {
+  lc?.worker.shutdown();
+  await running;
+  await lc?.close();
+});
+
+const amounts = (o: { subtotalAmount: number; discountAmount: number; netAmount: number; taxAmount: number; totalAmount: number }) => ({
+  subtotal: o.subtotalAmount,
+  discount: o.discountAmount,
+  net: o.netAmount,
+  tax: o.taxAmount,
+  total: o.totalAmount,
+});
+
+async function renewed(subscriptionId: string, k: number) {
+  return until(async () => {
+    const orders = await ordersOf(lc, subscriptionId);
+    return orders.length === k && orders[k - 1]!.status === 'paid' ? orders : null;
+  });
+}
+
+function expectLinesAddUp(o: { subtotalAmount: number; discountAmount: number; taxAmount: number; lines: { amount: number; discountAmount: number; taxAmount: number }[] | null }) {
+  const lines = o.lines ?? [];
+  expect(lines.reduce((t, l) => t + l.amount, 0)).toBe(o.subtotalAmount);
+  expect(lines.reduce((t, l) => t + l.discountAmount, 0)).toBe(o.discountAmount);
+  expect(lines.reduce((t, l) => t + l.taxAmount, 0)).toBe(o.taxAmount);
+}
+
+describe('metered renewals', () => {
+  it('bills three cycles of usage: credits first, the cap, a late event in the next cycle, never twice', async () => {
+    const start = nextDate(await envNow(lc), 0, 10);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: null, unitAmount: '12.5', capAmount: 10_000 });
+    const [p1, p2, p3] = [1, 2, 3].map((k) => cycleStart(start, 'month', k));
+    // Before the subscription: never billed.
+    await ingest(lc, s, new Date(start.getTime() - HOUR), [999]);
+    await credit(lc, s, 100);
+    const handle = await startWorkflow(lc, s.subscriptionId);
+
+    // Cycle 1: 210 units, 100 credited → 110 × 12.5 = 1375. Other events and names do not count.
+    await ingest(lc, s, new Date(start.getTime() + 5 * 24 * HOUR), [40, 100]);
+    await ingest(lc, s, new Date(p1!.getTime() - 1000), [70]);
+    await ingest(lc, s, new Date(start.getTime() + HOUR), [5000], 'page_view');
+    await skipTo(lc, p1!);
+    let orders = await renewed(s.subscriptionId, 1);
+    expect(amounts(orders[0]!)).toEqual({ subtotal: 1375, discount: 0, net: 1375, tax: 0, total: 1375 });
+    expect(orders[0]!.lines!.map((l) => [l.usage, l.creditsUsed, l.billableUnits, l.amount])).toEqual([['210', '100', '110', 1375]]);
+
+    // A late event of cycle 1 (ingested after its renewal), and cycle 2's own: 8 + 300 = 308 → 3850.
+    await ingest(lc, s, new Date(p1!.getTime() - 2 * HOUR), [8]);
+    await ingest(lc, s, new Date(p1!.getTime() + 3 * 24 * HOUR), [300]);
+    // An event exactly at the period end belongs to the next period.
+    await ingest(lc, s, p2!, [4]);
+    await skipTo(lc, p2!);
+    orders = await renewed(s.subscriptionId, 2);
+    expect(amounts(orders[1]!)).toEqual({ subtotal: 3850, discount: 0, net: 3850, tax: 0, total: 3850 });
+    expect(orders[1]!.lines!.map((l) => [l.usage, l.creditsUsed, l.amount])).toEqual([['308', '0', 3850]]);
+
+    // Cycle 3: 4 + 1000 units = 13050 uncapped → the cap, 10000.
+    await ingest(lc, s, new Date(p2!.getTime() + HOUR), [1000]);
+    await skipTo(lc, p3!);
+    orders = await renewed(s.subscriptionId, 3);
+    expect(amounts(orders[2]!)).toEqual({ subtotal: 10_000, discount: 0, net: 10_000, tax: 0, total: 10_000 });
+    expect(orders[2]!.lines!.map((l) => [l.usage, l.amount])).toEqual([['1004', 10_000]]);
+    for (const o of orders) expectLinesAddUp(o);
+
+    // Each event billed once: per-period records carry the bounds; the charges match the orders.
+    const em = lc.deps.orm.em.fork();
+    const records = await em.find(MeteredBilling, { subscription: s.subscriptionId }, { orderBy: { periodEnd: 'asc' } });
+    expect(records.map((r) => [r.periodEnd.toISOString(), r.usage, r.creditsUsed, r.amount, r.order?.id])).toEqual([
+      [p1!.toISOString(), '210', '100', 1375, orders[0]!.id],
+      [p2!.toISOString(), '308', '0', 3850, orders[1]!.id],
+      [p3!.toISOString(), '1004', '0', 10_000, orders[2]!.id],
+    ]);
+    expect(records.every((r, i) => i === 0 || r.billedThrough > records[i - 1]!.billedThrough)).toBe(true);
+    for (const o of orders) {
+      const charges = await em.find(SandboxCharge, { idempotencyKey: { $like: `order:${o.id}:%` } });
+      expect(charges.map((c) => [c.status, c.amount])).toEqual([['succeeded', o.totalAmount]]);
+    }
+    await handle.terminate('test done');
+  });
+
+  it('bills a fixed price and usage together with a repeating discount and tax', async () => {
+    const start = nextDate(await envNow(lc), 2, 3);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, {
+      startedAt: start,
+      fixedAmount: 2000,
+      unitAmount: '0.25',
+      capAmount: null,
+      discount: { basisPoints: 1000, months: 2 },
+      tax: { country: 'FR', basisPoints: 2000 },
+    });
+    const [p1, p2] = [1, 2].map((k) => cycleStart(start, 'month', k));
+    const handle = await startWorkflow(lc, s.subscriptionId);
+
+    // 1234 × 0.25 = 308.5 → 309; 2000 + 309 = 2309; −10 % = 231 → 2078; +20 % tax = 415.6 → 416.
+    await ingest(lc, s, new Date(start.getTime() + 24 * HOUR), [1000, 234]);
+    await skipTo(lc, p1!);
+    let orders = await renewed(s.subscriptionId, 1);
+    expect(amounts(orders[0]!)).toEqual({ subtotal: 2309, discount: 231, net: 2078, tax: 416, total: 2494 });
+    expect(orders[0]!.lines!.map((l) => [l.productPriceId, l.amount])).toEqual([
+      [s.fixedPriceId, 2000],
+      [s.meteredPriceId, 309],
+    ]);
+
+    // The discount's two months are over (the period starting at p2); 10 × 0.25 = 2.5 → 3.
+    await ingest(lc, s, new Date(p1!.getTime() + HOUR), [10]);
+    await skipTo(lc, p2!);
+    orders = await renewed(s.subscriptionId, 2);
+    expect(amounts(orders[1]!)).toEqual({ subtotal: 2003, discount: 0, net: 2003, tax: 401, total: 2404 });
+    for (const o of orders) expectLinesAddUp(o);
+    await handle.terminate('test done');
+  });
+});
