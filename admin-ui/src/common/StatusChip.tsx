@@ -8,9 +8,15 @@ const tones: Record<string, 'success' | 'warning' | 'error' | 'default' | 'info'
   unpaid: 'error', incomplete_expired: 'default',
 };
 
+/** Text colours of each tone with at least 4.5:1 contrast on white. */
+const ink = { success: '#1b5e20', info: '#01579b', warning: '#8a4500', error: '#b71c1c', default: 'rgba(0, 0, 0, 0.75)' };
+
 /** A status word with a colour; the word itself carries the meaning. */
-export const StatusChip = ({ status }: { status: string | null | undefined }) =>
-  status ? <Chip size="small" label={status.replace(/_/g, ' ')} color={tones[status] ?? 'default'} variant="outlined" /> : null;
+export const StatusChip = ({ status }: { status: string | null | undefined }) => {
+  if (!status) return null;
+  const tone = tones[status] ?? 'default';
+  return <Chip size="small" label={status.replace(/_/g, ' ')} variant="outlined" sx={{ color: ink[tone], borderColor: ink[tone] }} />;
+};
 
 export const StatusField = ({ source = 'status' }: { source?: string; label?: string }) => {
   const record = useRecordContext();

@@ -173,7 +173,7 @@ export const AccessTokenList = () => (
       <DataTable.Col source="expires_at" label="Expires" disableSort render={(t) => (t.expires_at ? formatDate(t.expires_at) : 'Never')} />
       <DataTable.Col source="last_used_at" label="Last used" render={(t) => (t.last_used_at ? formatDate(t.last_used_at) : 'Never')} />
       <DataTable.Col source="created_at" label="Created" field={DateTimeField} />
-      <DataTable.Col label="Actions" render={(t) => <RevokeButton token={t} />} />
+      <DataTable.Col<Token> label="Actions" render={(t) => <RevokeButton token={t} />} />
     </DataTable>
   </List>
 );

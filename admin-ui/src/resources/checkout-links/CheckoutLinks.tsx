@@ -79,8 +79,8 @@ export const CheckoutLinkList = () => (
   <List filters={filters} actions={<TopToolbar><CreateButton /></TopToolbar>} sort={{ field: 'created_at', order: 'DESC' }}>
     <DataTable<CheckoutLink> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="label" render={(l) => l.label || '—'} />
-      <DataTable.Col label="Products" render={(l) => productNames(l)} />
-      <DataTable.Col source="url" label="Public URL" disableSort render={(l) => <UrlCell link={l} />} />
+      <DataTable.Col<CheckoutLink> label="Products" render={(l) => productNames(l)} />
+      <DataTable.Col<CheckoutLink> source="url" label="Public URL" disableSort render={(l) => <UrlCell link={l} />} />
       <DataTable.Col source="allow_discount_codes" label="Discount codes" render={(l) => (l.allow_discount_codes ? 'Allowed' : 'Not allowed')} />
       <DataTable.Col source="success_url" label="Success URL" render={(l) => l.success_url ?? '—'} />
       <DataTable.Col source="created_at" label="Created" field={DateTimeField} />

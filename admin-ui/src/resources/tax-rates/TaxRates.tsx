@@ -24,7 +24,7 @@ export const TaxRateList = () => (
       <DataTable.Col source="country" render={(t) => `${regionName(t.country)} (${t.country.toUpperCase()})`} />
       <DataTable.Col source="basis_points" label="Rate" render={(t) => `${(t.basis_points / 100).toLocaleString(undefined, { maximumFractionDigits: 2 })}%`} />
       <DataTable.Col source="created_at" label="Added" field={DateTimeField} />
-      <DataTable.Col label="Actions" render={(t) => <DeleteButton record={t} mutationMode="pessimistic" redirect={false} />} />
+      <DataTable.Col<TaxRate> label="Actions" render={(t) => <DeleteButton record={t} mutationMode="pessimistic" redirect={false} />} />
     </DataTable>
   </List>
 );

@@ -187,7 +187,7 @@ const Deliveries = () => {
         columns={[
           { label: 'Date', render: (d) => formatDate(d.created_at) },
           { label: 'Event', render: (d) => d.webhook_event.type },
-          { label: 'Status', render: (d) => <Chip size="small" variant="outlined" color={d.succeeded ? 'success' : 'error'} label={d.http_code ? `HTTP ${d.http_code}` : 'No response'} /> },
+          { label: 'Status', render: (d) => <Chip size="small" variant="outlined" sx={{ color: d.succeeded ? '#1b5e20' : '#b71c1c', borderColor: 'currentColor' }} label={d.http_code ? `HTTP ${d.http_code}` : 'No response'} /> },
           { label: 'Attempt', render: (d) => String(d.attempt) },
           { label: 'Time', render: (d) => `${d.duration_ms} ms` },
           { label: 'Response', render: (d) => <Response delivery={d} /> },
