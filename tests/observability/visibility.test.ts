@@ -15,6 +15,7 @@ import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { SEARCH_ATTRIBUTES, type RunKey } from '../../workflows/src/metadata.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
+import { seller } from '../harness.ts';
 import { GRANT_SCOPES, buy, call, createBenefit, productWith, startGrantEnv, until, type GrantEnv, type Purchase, type Seller } from '../grants/helpers.ts';
 
 const SLOW = 240_000;
@@ -171,5 +172,23 @@ describe('every workflow type the platform starts', { timeout: SLOW }, () => {
       checked.push(type);
     }
     expect(checked).toHaveLength(Object.keys(EXPECTED).length);
+  });
+});
+
+describe('linking the console to Temporal', () => {
+  it('tells a signed-in user where the Temporal UI is and how to link a run or a query; not an access token', async () => {
+    const user = await seller(env.srv.url);
+    const res = await fetch(`${env.srv.url}/v1/operations/temporal`, { headers: { cookie: user.cookie } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    const ui = env.srv.deps.cfg.TEMPORAL_UI_URL.replace(/\/+$/, '');
+    expect(body).toEqual({
+      ui_url: ui,
+      namespace: env.srv.deps.cfg.TEMPORAL_NAMESPACE,
+      workflow_url_template: `${ui}/namespaces/${env.srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows/{workflow_id}`,
+      query_url_template: `${ui}/namespaces/${env.srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows?query={query}`,
+      search_attributes: Object.values(SEARCH_ATTRIBUTES).map((k) => k.name),
+    });
+    expect((await call(env.srv.url, s.token, 'GET', '/v1/operations/temporal')).status).toBeGreaterThanOrEqual(401);
   });
 });

@@ -57,6 +57,7 @@ import { routes as customerPortalSignInRoutes } from './customer-portal/sign-in.
 import { CustomerSessionCode } from './customer-portal/sign-in-entities.ts';
 import { Refund } from './refunds/entities.ts';
 import { routes as refundRoutes } from './refunds/routes.ts';
+import { routes as operationsRoutes } from './operations/routes.ts';
 
 export const allRoutes: RouteSpec[] = [
   ...organizationRoutes,
@@ -86,6 +87,7 @@ export const allRoutes: RouteSpec[] = [
   ...subscriptionRoutes,
   ...portalSubscriptionRoutes,
   ...refundRoutes,
+  ...operationsRoutes,
 ];
 
 // Module entity lists: add a module's entities here when it defines new ones.
