@@ -9,14 +9,18 @@
  * committed code, migrations applied at start, LOG_LEVEL=warn), and drops the database at the end
  * (unless --keep).
  *
- * 1. API: N events through POST /v1/events/ingest in batches (default 1000), `--concurrency`
- *    requests in flight, from an empty events table.
- * 2. Raw reference: the same N rows with PostgreSQL COPY FROM STDIN (text format) on one `pg`
- *    connection, into the same table after emptying it. `pg-copy-streams` is not installed, so the
- *    COPY sub-protocol is driven directly through pg's Submittable hooks (CopyInResponse →
- *    CopyData… → CopyDone), which is all that package does.
- * 3. GET /v1/meters/{id}/quantities latency (daily buckets over the last 30 days, a filtered sum):
- *    one customer, then every customer.
+ * 1. API: a meter exists (a filtered sum, so ingestion keeps its hourly rollups), then N events
+ *    through POST /v1/events/ingest in batches (default 1000), `--concurrency` requests in flight,
+ *    from an empty events table.
+ * 2. GET /v1/meters/{id}/quantities latency (daily buckets over the last 30 days, a filtered sum):
+ *    one customer, then every customer, from the rollups ingestion kept; the same query with the
+ *    raw-scan SQL the rollups replaced (`rawMeterQuantities`, run in this process on the same
+ *    database) for comparison, and its answers compared with the API's.
+ * 3. Raw reference: the same N rows with PostgreSQL COPY FROM STDIN (text format) on one `pg`
+ *    connection, into the same table after emptying it (and the rollups). `pg-copy-streams` is not
+ *    installed, so the COPY sub-protocol is driven directly through pg's Submittable hooks
+ *    (CopyInResponse → CopyData… → CopyDone), which is all that package does.
+ * 4. Rebuild: the meter's filter changes, so its rollups are rebuilt from the N raw events (timed).
  */
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,6 +31,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
 import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
+import { initOrm } from '../api/src/kit/db.ts';
+import { Meter } from '../api/src/modules/meters/entities.ts';
+import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -234,6 +241,19 @@ async function main() {
     byExternalId = true;
   }
 
+  const filter = {
+    conjunction: 'and',
+    clauses: [
+      { property: 'name', operator: 'eq', value: 'api.call' },
+      { property: 'cached', operator: 'eq', value: false },
+    ],
+  };
+  const { body: meter } = await http(`${url}/v1/meters/`, {
+    method: 'POST',
+    token,
+    json: { name: 'Uncached tokens', filter, aggregation: { func: 'sum', property: 'tokens' } },
+  });
+
   // 1. Through the API.
   const batches = Math.ceil(N / BATCH);
   const latencies: number[] = [];
@@ -264,8 +284,61 @@ async function main() {
   latencies.sort((a, b) => a - b);
   const apiRate = inserted / apiSeconds;
 
-  // 2. Raw COPY of the same rows into the same (emptied) table.
-  await db.query('truncate "events"');
+  // 2. Meter quantities (rollups kept by ingestion) against the raw scan they replace.
+  await db.query('analyze "events"; analyze "meter_rollups"');
+  console.log('ingestion (one meter kept up to date by the ingest statement)');
+  console.log(
+    `  API  POST /v1/events/ingest  ${fmt(inserted)} events in ${apiSeconds.toFixed(1)} s = ${fmt(apiRate)} events/s` +
+      `  (request p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p95 ${quantile(latencies, 0.95).toFixed(1)} ms per ${BATCH})`,
+  );
+  const rollupRows = Number((await db.query('select count(*) as n from "meter_rollups"')).rows[0].n);
+  console.log(`  meter_rollups rows: ${fmt(rollupRows)}\n`);
+  const rangeStart = new Date(Date.now() - 30 * DAY);
+  const rangeEnd = new Date();
+  const range = `start_timestamp=${rangeStart.toISOString()}&end_timestamp=${rangeEnd.toISOString()}&interval=day`;
+  const customerFilter = byExternalId ? `external_customer_id=${customers[0]!.ext}` : `customer_id=${customers[0]!.id}`;
+  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never);
+  const stats = (times: number[]) => {
+    times.sort((a, b) => a - b);
+    return `p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms`;
+  };
+  const measureQuantities = async (title: string, withRaw: boolean) => {
+    console.log(title);
+    for (const [label, qs, runs, rawRuns, filters] of [
+      ['one customer', `${range}&${customerFilter}`, 200, 20, byExternalId ? { externalCustomerIds: [customers[0]!.ext] } : { customerIds: [customers[0]!.id] }],
+      ['all customers', range, 100, 5, {}],
+    ] as const) {
+      const times: number[] = [];
+      let last: { timestamp: string; quantity: number }[] = [];
+      for (let i = 0; i < runs + 3; i++) {
+        const t = performance.now();
+        const { body } = await http(`${url}/v1/meters/${meter.id}/quantities?${qs}`, { token });
+        if (i >= 3) times.push(performance.now() - t);
+        last = body.quantities;
+      }
+      let raw = '';
+      if (withRaw) {
+        const rawTimes: number[] = [];
+        let reference: { timestamp: string; quantity: number }[] = [];
+        for (let i = 0; i < rawRuns + 1; i++) {
+          const em = orm.em.fork();
+          const m = await em.findOneOrFail(Meter, meter.id);
+          const t = performance.now();
+          reference = await rawMeterQuantities(em, m, { start: rangeStart, end: rangeEnd, interval: 'day', ...filters });
+          if (i >= 1) rawTimes.push(performance.now() - t);
+        }
+        const same = JSON.stringify(reference) === JSON.stringify(last);
+        raw = `\n  ${''.padEnd(14)} raw scan (SQL only, ${rawRuns} runs): ${stats(rawTimes)}; answers ${same ? 'identical' : 'DIFFER'}`;
+      }
+      console.log(
+        `  ${label.padEnd(14)} over ${fmt(inserted)} events: ${stats(times)} (${runs} runs via the API, ${last.length} buckets)${raw}`,
+      );
+    }
+  };
+  await measureQuantities('GET /v1/meters/{id}/quantities (30 daily buckets, sum over name = api.call and cached = false)', true);
+
+  // 3. Raw COPY of the same rows into the same (emptied) table.
+  await db.query('truncate "events", "meter_rollups"');
   const COPY_CHUNK = 1000;
   const copy = new CopyFromStdin(
     'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin',
@@ -290,50 +363,22 @@ async function main() {
   const copyRate = copy.rowCount / copySeconds;
   await db.query('analyze "events"');
 
-  console.log('ingestion');
-  console.log(
-    `  API  POST /v1/events/ingest  ${fmt(inserted)} events in ${apiSeconds.toFixed(1)} s = ${fmt(apiRate)} events/s` +
-      `  (request p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p95 ${quantile(latencies, 0.95).toFixed(1)} ms per ${BATCH})`,
-  );
-  console.log(`  raw  COPY FROM STDIN         ${fmt(copy.rowCount)} rows   in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s`);
-  console.log(`  API / COPY: ${(apiRate / copyRate).toFixed(2)}\n`);
+  console.log(`\n  raw  COPY FROM STDIN         ${fmt(copy.rowCount)} rows   in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s`);
+  console.log(`  API / COPY: ${(apiRate / copyRate).toFixed(2)}  (load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
 
-  // 3. Meter quantities.
-  const { body: meter } = await http(`${url}/v1/meters/`, {
-    method: 'POST',
+  // 4. The filter changes: the rollups are rebuilt from the raw events within the PATCH.
+  const patchStarted = performance.now();
+  await http(`${url}/v1/meters/${meter.id}`, {
+    method: 'PATCH',
     token,
-    json: {
-      name: 'Uncached tokens',
-      filter: {
-        conjunction: 'and',
-        clauses: [
-          { property: 'name', operator: 'eq', value: 'api.call' },
-          { property: 'cached', operator: 'eq', value: false },
-        ],
-      },
-      aggregation: { func: 'sum', property: 'tokens' },
-    },
+    json: { filter: { ...filter, clauses: [...filter.clauses, { property: 'tokens', operator: 'gte', value: 0 }] } },
   });
-  const range = `start_timestamp=${new Date(Date.now() - 30 * DAY).toISOString()}&end_timestamp=${new Date().toISOString()}&interval=day`;
-  const customerFilter = byExternalId ? `external_customer_id=${customers[0]!.ext}` : `customer_id=${customers[0]!.id}`;
-  console.log('GET /v1/meters/{id}/quantities (30 daily buckets, sum over name = api.call and cached = false)');
-  for (const [label, qs, runs] of [
-    ['one customer', `${range}&${customerFilter}`, 50],
-    ['all customers', range, 10],
-  ] as const) {
-    const times: number[] = [];
-    let buckets = 0;
-    for (let i = 0; i < runs + 3; i++) {
-      const t = performance.now();
-      const { body } = await http(`${url}/v1/meters/${meter.id}/quantities?${qs}`, { token });
-      if (i >= 3) times.push(performance.now() - t);
-      buckets = body.quantities.length;
-    }
-    times.sort((a, b) => a - b);
-    console.log(
-      `  ${label.padEnd(14)} over ${fmt(copy.rowCount)} events: p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms (${runs} runs, ${buckets} buckets)`,
-    );
-  }
+  console.log(`meter filter changed: rollups rebuilt from ${fmt(copy.rowCount)} raw events in ${((performance.now() - patchStarted) / 1000).toFixed(1)} s (PATCH round trip)`);
+  await db.query('analyze "meter_rollups"');
+  await measureQuantities('GET /v1/meters/{id}/quantities after the rebuild (same figures expected)', false);
+  await orm.close();
+
+
 }
 
 try {
