@@ -31,7 +31,30 @@ const validationErrorSchema = {
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return tuples(json, io) as Record<string, unknown>;
+}
+
+/**
+ * Tuples (`tax_id: [id, format]`) with their length (zod leaves it out, so `[]` looked valid). In
+ * responses, an array of exactly n items of any of the item types: some response validators
+ * (Schemathesis 4) mistake `prefixItems` there for an invalid schema. Emails: only zod's pattern.
+ */
+function tuples(node: unknown, io: 'input' | 'output'): unknown {
+  if (Array.isArray(node)) return node.map((n) => tuples(n, io));
+  if (!node || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, tuples(v, io)])) as Record<string, unknown>;
+  // zod's email check is its pattern, which accepts some addresses other `email` format checkers refuse.
+  if (out.format === 'email' && typeof out.pattern === 'string') delete out.format;
+  if (Array.isArray(out.prefixItems) && out.items === undefined) {
+    const items = out.prefixItems as unknown[];
+    out.minItems = items.length;
+    out.maxItems = items.length;
+    if (io === 'output') {
+      delete out.prefixItems;
+      out.items = { anyOf: items };
+    }
+  }
+  return out;
 }
 
 function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query') {
@@ -43,6 +66,25 @@ function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query') {
     required: where === 'path' || (json.required ?? []).includes(name),
     schema: s,
   }));
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Not permitted',
+  404: 'Not found',
+  409: 'Conflict',
+  410: 'No longer available',
+};
+
+/** Which credentials a route takes, from its principal kinds (alternatives, any one suffices). */
+function securityOf(auth: RouteSpec['auth']): Record<string, string[]>[] {
+  if (auth === 'public') return [];
+  const out: Record<string, string[]>[] = [];
+  if (auth.kinds.includes('organization') || auth.kinds.includes('oauth2')) out.push({ access_token: [] });
+  if (auth.kinds.includes('customer')) out.push({ customer_session: [] });
+  if (auth.kinds.includes('user')) out.push({ session_cookie: [] });
+  return out;
 }
 
 export function buildOpenApi(routes: RouteSpec[], info: { title: string; version: string; serverUrl: string }) {
@@ -60,12 +102,17 @@ export function buildOpenApi(routes: RouteSpec[], info: { title: string; version
             },
       '422': { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } },
     };
+    const error = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
+    // Any route: a malformed JSON body (400), a body over the size limit (413), rate limiting (429).
+    responses['400'] ??= error('Bad request');
+    responses['413'] = error('Request body too large');
+    responses['429'] = error('Too many requests');
     if (r.auth !== 'public') {
-      responses['401'] = { description: 'Unauthorized', content: { 'application/json': { schema: errorSchema } } };
+      responses['401'] = error('Unauthorized');
+      responses['403'] = error('Credential not allowed here or scope missing');
     }
-    if (r.path.includes(':')) {
-      responses['404'] = { description: 'Not found', content: { 'application/json': { schema: errorSchema } } };
-    }
+    if (r.path.includes(':')) responses['404'] = error('Not found');
+    for (const code of r.errors ?? []) responses[String(code)] ??= error(ERROR_DESCRIPTIONS[code] ?? 'Error');
     paths[p] ??= {};
     paths[p][r.method] = {
       summary: r.summary,
@@ -73,12 +120,17 @@ export function buildOpenApi(routes: RouteSpec[], info: { title: string; version
       operationId: `${r.tags[0] ?? 'op'}:${r.method}:${r.path}`,
       parameters: [...parametersOf(r.params, 'path'), ...parametersOf(r.query, 'query')],
       ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
+        ? {
+            requestBody: {
+              // A route whose every body field is optional also takes no body at all (read as `{}`).
+              required: !r.body.safeParse({}).success,
+              content: { 'application/json': { schema: schemaOf(r.body, 'input') } },
+            },
+          }
         : {}),
       responses,
-      ...(r.auth === 'public'
-        ? { security: [] }
-        : { 'x-scopes': r.auth.scopes ?? [], 'x-principals': r.auth.kinds }),
+      security: securityOf(r.auth),
+      ...(r.auth === 'public' ? {} : { 'x-scopes': r.auth.scopes ?? [], 'x-principals': r.auth.kinds }),
     };
   }
   return {
@@ -87,7 +139,9 @@ export function buildOpenApi(routes: RouteSpec[], info: { title: string; version
     servers: [{ url: info.serverUrl }],
     components: {
       securitySchemes: {
-        access_token: { type: 'http', scheme: 'bearer', description: 'Organization access token, OAuth2 token or customer session token' },
+        access_token: { type: 'http', scheme: 'bearer', description: 'Organization access token (`polar_oat_`) or OAuth2 access token' },
+        customer_session: { type: 'http', scheme: 'bearer', description: 'Customer session token (`polar_cst_`)' },
+        session_cookie: { type: 'apiKey', in: 'cookie', name: 'better-auth.session_token', description: 'A signed-in user\'s session' },
       },
     },
     security: [{ access_token: [] }],

@@ -3,9 +3,14 @@ import { z } from 'zod/v4';
 import { queryList } from './validation.ts';
 
 export const MAX_LIMIT = 100;
+/**
+ * Highest page: `(page - 1) * limit` stays far inside PostgreSQL's int4 (an offset past it was a 500);
+ * a larger page is a 422 at `["query", "page"]`.
+ */
+export const MAX_PAGE = 1_000_000;
 
 export const paginationQuery = {
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1),
   limit: z.coerce
     .number()
     .int()
@@ -35,7 +40,8 @@ export function pageOffset({ page, limit }: Page): { limit: number; offset: numb
 /** `sorting` query parameter accepting only the given keys, each optionally prefixed with `-`. */
 export function sortingQuery<const K extends string>(keys: readonly K[], fallback: string[] = ['-created_at']) {
   const allowed = new Set<string>(keys);
-  return queryList(z.string())
+  // The document lists the accepted values; validation keeps one issue at ["query", "sorting"].
+  return queryList(z.string().meta({ enum: keys.flatMap((k) => [k, `-${k}`]) }))
     .refine((list) => list.every((s) => allowed.has(s.replace(/^-/, ''))), {
       message: `Input should be one of ${keys.flatMap((k) => [`'${k}'`, `'-${k}'`]).join(', ')}`,
     })

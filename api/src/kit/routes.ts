@@ -43,6 +43,8 @@ export interface RouteSpec<
   /** Success status; 204 sends no body. */
   status?: number;
   response?: z.ZodType;
+  /** Error statuses the route answers besides 400/401/403/404/413/422/429 (for the OpenAPI document). */
+  errors?: number[];
   handler: (ctx: HandlerContext<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>;
 }
 

@@ -39,3 +39,37 @@ export const metadataSchema = z
     z.union([z.string().max(500), z.number().int(), z.boolean()]),
   )
   .refine((m) => Object.keys(m).length <= 50, { message: 'at most 50 keys' });
+
+/** Largest value of a PostgreSQL `integer` (int4) column. */
+export const INT32_MAX = 2_147_483_647;
+export const INT32_MIN = -2_147_483_648;
+
+/**
+ * An integer that fits an int4 column: anything larger (a 64-bit id, 9007199254740990) is a 422 at
+ * the edge instead of a database error; the bounds appear in the OpenAPI document.
+ */
+export const int32 = () => z.number().int().min(INT32_MIN).max(INT32_MAX);
+
+/** An amount in minor units (cents) stored in an int4 column: 0 to 2,147,483,647. */
+export const money = () => z.number().int().min(0).max(INT32_MAX);
+
+/** Dates and date-times outside these years are refused (PostgreSQL and JavaScript disagree on older ones). */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 9999;
+
+/** A pattern (so it is in the OpenAPI document too) for a leading year from 1900 to 9999. */
+const YEAR_IN_RANGE = /^(?:19\d\d|[2-9]\d\d\d)-/;
+const yearMessage = `The year must be between ${MIN_YEAR} and ${MAX_YEAR}`;
+
+/** `YYYY-MM-DD` with a year from 1900 to 9999. */
+export const isoDate = () => z.iso.date().regex(YEAR_IN_RANGE, yearMessage);
+
+/** An offset JavaScript can read: hours 00-23 (`+99:99` passes zod's format and makes an Invalid Date). */
+const OFFSET_IN_RANGE = /(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+/** An ISO 8601 date-time with an offset (`Z` or `+02:00`) and a year from 1900 to 9999. */
+export const isoDateTime = () =>
+  z.iso
+    .datetime({ offset: true })
+    .regex(YEAR_IN_RANGE, yearMessage)
+    .regex(OFFSET_IN_RANGE, 'The offset must be Z or from -23:59 to +23:59');

@@ -165,6 +165,7 @@ export const routes: RouteSpec[] = [
     summary: 'Get a checkout session by its client secret (no credentials)',
     tags: ['checkouts'],
     auth: 'public',
+    errors: [403, 409, 410],
     params: secretParams,
     response: checkoutPublicSchema,
     async handler({ params, em, deps }) {
@@ -177,6 +178,7 @@ export const routes: RouteSpec[] = [
     summary: 'Update a checkout session by its client secret (no credentials; only while open)',
     tags: ['checkouts'],
     auth: 'public',
+    errors: [403, 409, 410],
     params: secretParams,
     body: checkoutUpdatePublicSchema,
     response: checkoutPublicSchema,
@@ -196,6 +198,7 @@ export const routes: RouteSpec[] = [
     summary: 'Confirm a checkout session by its client secret: pay and start fulfilment (no credentials)',
     tags: ['checkouts'],
     auth: 'public',
+    errors: [403, 409, 410],
     params: secretParams,
     body: checkoutConfirmSchema,
     response: checkoutConfirmedSchema,

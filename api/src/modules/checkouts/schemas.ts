@@ -5,7 +5,7 @@
  * customer_metadata; the public (client secret) view drops them and embeds the organization.
  */
 import { z } from 'zod/v4';
-import { metadataSchema } from '../../kit/validation.ts';
+import { metadataSchema, money } from '../../kit/validation.ts';
 import { billingAddressSchema, customerEmailSchema, addressOutSchema } from '../customers/schemas.ts';
 import {
   priceSchema,
@@ -30,7 +30,7 @@ export const customFieldDataSchema = z.record(
   z.string().max(128),
   z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]),
 );
-const amountSchema = z.number().int();
+const amountSchema = money();
 
 const createFields = {
   metadata: metadataSchema.optional(),

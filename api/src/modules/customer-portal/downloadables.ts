@@ -179,6 +179,7 @@ export const routes = [
     summary: 'Download a file through a link from the downloadables list (no credentials; redirects to the file)',
     tags: ['customer-portal'],
     auth: 'public',
+    errors: [410],
     params: z.object({ token: z.string().min(1).max(2048) }),
     status: 302,
     async handler({ params, em, deps, res }) {

@@ -289,6 +289,7 @@ export const routes = [
     summary: 'Validate a license key (no credentials; key + organization id)',
     tags: ['customer-portal'],
     auth: 'public',
+    errors: [403, 404],
     body: licenseKeyValidateSchema,
     response: validatedLicenseKeySchema,
     async handler({ body, em }) {
@@ -306,6 +307,7 @@ export const routes = [
     summary: 'Activate a license key on one more machine (no credentials; key + organization id)',
     tags: ['customer-portal'],
     auth: 'public',
+    errors: [403, 404],
     body: licenseKeyActivateSchema,
     response: licenseKeyActivationReadSchema,
     async handler({ body, em }) {
@@ -323,6 +325,7 @@ export const routes = [
     summary: 'Deactivate one activation of a license key (no credentials; key + organization id)',
     tags: ['customer-portal'],
     auth: 'public',
+    errors: [403, 404],
     body: licenseKeyDeactivateSchema,
     status: 204,
     async handler({ body, em }) {

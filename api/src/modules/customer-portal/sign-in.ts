@@ -113,6 +113,7 @@ export const routes: RouteSpec[] = [
     summary: 'Exchange a one-time sign-in code for a customer session token',
     tags: ['customer-portal'],
     auth: 'public',
+    errors: [401],
     body: authenticateSchema,
     status: 200,
     response: z.object({ token: z.string() }),

@@ -32,6 +32,7 @@ export const TAX_ID_FORMATS = [
 const line = z.string().trim().max(255).nullish();
 export const countrySchema = z
   .string()
+  .meta({ enum: [...COUNTRY_CODES] })
   .transform((c) => c.toUpperCase())
   .refine((c) => COUNTRY_CODES.has(c), { message: 'Must be an ISO 3166-1 alpha-2 country code' });
 
@@ -55,6 +56,8 @@ export const customerEmailSchema = z
   .string()
   .trim()
   .max(320)
+  // The document shows what the piped check accepts (the input side of a pipe is only a string).
+  .meta({ pattern: z.regexes.email.source })
   .pipe(z.email())
   .transform((e) => e.toLowerCase());
 const externalIdSchema = z.string().min(1).max(255);

@@ -4,11 +4,11 @@
  * so a fixed discount never carries `basis_points` and a percentage one never carries `amount`.
  */
 import { z } from 'zod/v4';
-import { metadataSchema } from '../../kit/validation.ts';
+import { int32, isoDateTime, metadataSchema } from '../../kit/validation.ts';
 import { RECURRING_INTERVALS, type Product } from '../products/entities.ts';
 import { DISCOUNT_DURATIONS, DISCOUNT_TYPES, type Discount } from './entities.ts';
 
-const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const datetime = isoDateTime().transform((v) => new Date(v));
 export const discountNameSchema = z.string().trim().min(1).max(255);
 /** 3..256 alphanumeric characters (the public API's rule). */
 export const discountCodeSchema = z
@@ -38,7 +38,7 @@ export const discountCreateSchema = z
     code: discountCodeSchema.nullish(),
     starts_at: datetime.nullish(),
     ends_at: datetime.nullish(),
-    max_redemptions: z.number().int().min(1).nullish(),
+    max_redemptions: int32().min(1).nullish(),
     products: z.array(z.uuid()).max(100).nullish(),
     metadata: metadataSchema.optional(),
     organization_id: z.uuid().nullish(),
@@ -86,7 +86,7 @@ export const discountUpdateSchema = z.object({
   code: discountCodeSchema.nullish(),
   starts_at: datetime.nullish(),
   ends_at: datetime.nullish(),
-  max_redemptions: z.number().int().min(1).nullish(),
+  max_redemptions: int32().min(1).nullish(),
   duration: z.enum(DISCOUNT_DURATIONS).nullish(),
   duration_in_months: durationInMonths.nullish(),
   type: z.enum(DISCOUNT_TYPES).nullish(),

@@ -3,7 +3,7 @@ import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
-import { queryList } from '../../kit/validation.ts';
+import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { EVENT_SOURCES } from './entities.ts';
 import { eventListSchema, eventSchema, eventsIngestResponseSchema, eventsIngestSchema, serializeEvent } from './schemas.ts';
@@ -11,7 +11,7 @@ import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
 import { metadataQueryOf } from './sql.ts';
 
 const kinds = ['user', 'organization', 'oauth2'] as const;
-const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const datetime = isoDateTime().transform((v) => new Date(v));
 
 export const routes = [
   route({

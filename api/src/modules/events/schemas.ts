@@ -1,14 +1,14 @@
 /** Wire shapes of events, as `@polar-sh/sdk` parses them (Event, EventsIngest, EventsIngestResponse). */
 import { avatarUrl, serializeBillingAddress } from '../customers/schemas.ts';
 import { z } from 'zod/v4';
-import { metadataSchema } from '../../kit/validation.ts';
+import { isoDateTime, metadataSchema } from '../../kit/validation.ts';
 import type { BillingAddress } from '../customers/entities.ts';
 import { EVENT_SOURCES } from './entities.ts';
 
 export const eventCreateSchema = z
   .object({
     name: z.string().min(1).max(255),
-    timestamp: z.iso.datetime({ offset: true }).optional(),
+    timestamp: isoDateTime().optional(),
     metadata: metadataSchema.optional(),
     organization_id: z.uuid().nullish(),
     customer_id: z.uuid().optional(),

@@ -1,9 +1,10 @@
 /** Wire shapes of license keys and activations, as `@polar-sh/sdk` 0.29.3 parses them. */
 import { z } from 'zod/v4';
 import { customerSchema, serializeCustomer } from '../customers/schemas.ts';
+import { int32 as int32Schema, isoDateTime } from '../../kit/validation.ts';
 import { LICENSE_KEY_STATUSES, type LicenseKey, type LicenseKeyActivation } from './entities.ts';
 
-const int32 = z.number().int().max(2_147_483_647);
+const int32 = int32Schema();
 
 /** Every key optional (only sent keys change). `usage` is set as given (the SDK always sends it, default 0). */
 export const licenseKeyUpdateSchema = z.object({
@@ -11,7 +12,7 @@ export const licenseKeyUpdateSchema = z.object({
   usage: int32.min(0).optional(),
   limit_activations: int32.min(1).max(50).nullish(),
   limit_usage: int32.min(1).nullish(),
-  expires_at: z.iso.datetime({ offset: true }).nullish(),
+  expires_at: isoDateTime().nullish(),
 });
 export type LicenseKeyUpdate = z.infer<typeof licenseKeyUpdateSchema>;
 

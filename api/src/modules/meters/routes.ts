@@ -5,7 +5,7 @@ import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
-import { queryList } from '../../kit/validation.ts';
+import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { eventListSchema, serializeEvent } from '../events/schemas.ts';
 import { customerFor, listEvents } from '../events/service.ts';
@@ -24,7 +24,7 @@ import { createMeter, listMeterIds, meterCondition, meterQuantities, updateMeter
 
 const kinds = ['user', 'organization', 'oauth2'] as const;
 const idParams = z.object({ id: z.uuid() });
-const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const datetime = isoDateTime().transform((v) => new Date(v));
 
 const listSchema = z.object({
   items: z.array(meterSchema),

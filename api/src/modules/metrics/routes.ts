@@ -3,7 +3,7 @@ import { z } from 'zod/v4';
 import { fieldError } from '../../kit/errors.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
-import { queryList } from '../../kit/validation.ts';
+import { isoDate, queryList } from '../../kit/validation.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { INTERVAL_MAX_DAYS, METRICS_MIN_DATE, exceedsIntervalLimit, type MetricsInterval } from './limits.ts';
 import { METRIC_DEFINITIONS, METRIC_SLUGS, computeMetrics, type MetricSlug } from './service.ts';
@@ -18,21 +18,26 @@ export const metricsLimitsSchema = z.object({
 const INTERVALS = Object.keys(INTERVAL_MAX_DAYS) as [MetricsInterval, ...MetricsInterval[]];
 
 /** An IANA time zone name both the runtime and PostgreSQL know (`UTC`, `Europe/Paris`, ...). */
-const timezoneSchema = z.string().max(64).refine(
-  (tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return /^[A-Za-z0-9_+\-/]+$/.test(tz);
-    } catch {
-      return false;
-    }
-  },
-  { message: 'Unknown time zone' },
-);
+const timezoneSchema = z
+  .string()
+  .max(64)
+  .refine(
+    (tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return /^[A-Za-z0-9_+\-/]+$/.test(tz);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Unknown time zone' },
+  )
+  // The document lists the canonical names (aliases such as `US/Eastern` are accepted too).
+  .meta({ enum: [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])] });
 
 export const metricsQuerySchema = z.object({
-  start_date: z.iso.date(),
-  end_date: z.iso.date(),
+  start_date: isoDate(),
+  end_date: isoDate(),
   interval: z.enum(INTERVALS),
   timezone: timezoneSchema.default('UTC'),
   organization_id: queryList(z.uuid()).optional(),

@@ -1,6 +1,7 @@
 /** Wire shapes of organizations and organization access tokens (snake_case, as the public API). */
 import { z } from 'zod/v4';
-import { metadataSchema } from '../../kit/validation.ts';
+import { ORGANIZATION_TOKEN_SCOPES } from '../../kit/scopes.ts';
+import { metadataSchema, money } from '../../kit/validation.ts';
 import type { Organization, OrganizationAccessToken } from './entities.ts';
 
 export const SOCIAL_PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'other'] as const;
@@ -74,9 +75,9 @@ export const organizationUpdateSchema = z.object({
   pledge_badge_show_amount: z.boolean().optional(),
   billing_email: z.email().nullish(),
   default_badge_custom_content: z.string().nullish(),
-  pledge_minimum_amount: z.number().int().min(0).optional(),
-  total_monthly_spending_limit: z.number().int().min(0).nullish(),
-  per_user_monthly_spending_limit: z.number().int().min(0).nullish(),
+  pledge_minimum_amount: money().optional(),
+  total_monthly_spending_limit: money().nullish(),
+  per_user_monthly_spending_limit: money().nullish(),
   profile_settings: profileSettingsSchema.nullish(),
 });
 
@@ -136,6 +137,9 @@ export function serializeOrganization(o: Organization): z.infer<typeof organizat
   };
 }
 
+/** A scope an organization access token may hold (listed in the document; checked by the route). */
+const tokenScope = z.string().meta({ enum: [...ORGANIZATION_TOKEN_SCOPES] });
+
 export const accessTokenCreateSchema = z.object({
   organization_id: z.uuid().nullish(),
   comment: z.string().max(255).default(''),
@@ -146,12 +150,12 @@ export const accessTokenCreateSchema = z.object({
     .max(10 * 365 * 24 * 3600)
     .nullish()
     .describe('Lifetime in seconds; omitted means no expiry'),
-  scopes: z.array(z.string()).min(1),
+  scopes: z.array(tokenScope).min(1),
 });
 
 export const accessTokenUpdateSchema = z.object({
   comment: z.string().max(255).nullish(),
-  scopes: z.array(z.string()).min(1).nullish(),
+  scopes: z.array(tokenScope).min(1).nullish(),
 });
 
 export const accessTokenSchema = z.object({

@@ -1,13 +1,13 @@
 /** Wire shapes of refunds, as `@polar-sh/sdk` 0.29.3 parses them (`Refund`, `RefundCreate`). */
 import { z } from 'zod/v4';
-import { metadataSchema } from '../../kit/validation.ts';
+import { metadataSchema, money } from '../../kit/validation.ts';
 import { REFUND_REASONS, REFUND_STATUSES, type Refund } from './entities.ts';
 
 export const refundCreateSchema = z.object({
   order_id: z.uuid(),
   reason: z.enum(REFUND_REASONS),
   /** Tax excluded; its tax share is computed from the order. */
-  amount: z.number().int().positive(),
+  amount: money().min(1),
   comment: z.string().max(1000).nullish(),
   revoke_benefits: z.boolean().default(false),
   metadata: metadataSchema.default({}),

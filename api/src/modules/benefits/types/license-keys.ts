@@ -11,12 +11,22 @@ import { sameJson, type BenefitTypeStrategy } from './strategy.ts';
 
 const TTL_MAX = { year: 457, month: 1200, day: 36500 } as const;
 
-const expires = z
-  .object({ ttl: z.number().int().min(1), timeframe: z.enum(['year', 'month', 'day']) })
-  .refine((e) => e.ttl <= TTL_MAX[e.timeframe], {
-    message: 'ttl exceeds the maximum for its timeframe (457 years, 1200 months, 36500 days)',
-    path: ['ttl'],
-  });
+/** One shape per timeframe, so the document shows each one's maximum ttl. */
+const expires = z.discriminatedUnion(
+  'timeframe',
+  (['year', 'month', 'day'] as const).map((timeframe) =>
+    z.object({
+      ttl: z
+        .number()
+        .int()
+        .min(1)
+        .max(TTL_MAX[timeframe], {
+          message: 'ttl exceeds the maximum for its timeframe (457 years, 1200 months, 36500 days)',
+        }),
+      timeframe: z.literal(timeframe),
+    }),
+  ) as unknown as [z.ZodObject<{ ttl: z.ZodNumber; timeframe: z.ZodLiteral<'year' | 'month' | 'day'> }>],
+);
 
 const propertiesSchema = z.object({
   prefix: z
