@@ -16,6 +16,10 @@ import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '..
 import { SEARCH_ATTRIBUTES, type RunKey } from '../../workflows/src/metadata.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { seller } from '../harness.ts';
+import { inTransaction } from '../../api/src/kit/db.ts';
+import { benefitRequestsRun } from '../../api/src/kit/run-metadata.ts';
+import { startPendingWorkflows, startWorkflowDurably, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
+import { benefitRequestsWorkflowId } from '../../workflows/src/ids.ts';
 import { GRANT_SCOPES, buy, call, createBenefit, productWith, startGrantEnv, until, type GrantEnv, type Purchase, type Seller } from '../grants/helpers.ts';
 
 const SLOW = 240_000;
@@ -172,6 +176,38 @@ describe('every workflow type the platform starts', { timeout: SLOW }, () => {
       checked.push(type);
     }
     expect(checked).toHaveLength(Object.keys(EXPECTED).length);
+  });
+});
+
+describe('a recorded start the sweeper makes', { timeout: SLOW }, () => {
+  it('carries the summary and search attributes recorded with it', async () => {
+    const taskQueue = env.srv.deps.cfg.TEMPORAL_TASK_QUEUE;
+    const benefitId = randomUUID();
+    const workflowId = benefitRequestsWorkflowId(randomUUID());
+    const input = { kind: 'benefit-changed' as const, benefitId, action: 'revoke' as const };
+    // Recorded in a transaction whose after-commit start is dropped (the API died after the commit).
+    const { afterCommit } = await inTransaction(env.srv.deps.orm.em.fork(), async (tx) => {
+      startWorkflowDurably(tx, () => {}, env.srv.deps, {
+        workflowType: 'benefitRequestsWorkflow',
+        taskQueue,
+        workflowId,
+        args: [input],
+        metadata: benefitRequestsRun(input, s.organization.id),
+      });
+      await tx.flush();
+    });
+    await afterCommit();
+    const row = await env.srv.deps.orm.em.fork().findOneOrFail(WorkflowStart, { workflowId });
+    expect(row.metadata?.ids).toMatchObject({ organizationId: s.organization.id, benefitId });
+
+    await until(async () => (await env.srv.deps.orm.em.fork().findOneOrFail(WorkflowStart, { workflowId })).startedAt
+      ? true
+      : (await startPendingWorkflows(env.srv.deps.orm.em.fork(), env.srv.deps.temporal, taskQueue, { graceMs: 0 }), false));
+    const [run] = await listUntil(`WorkflowId = "${workflowId}"`, (r) => r.length === 1);
+    expect(attr(run!, 'organizationId')).toBe(s.organization.id);
+    expect(attr(run!, 'benefitId')).toBe(benefitId);
+    const summary = await env.srv.deps.temporal.workflow.getHandle(workflowId).describe().then((d) => d.staticSummary());
+    expect(summary).toBe('Revoke a deleted benefit from its holders');
   });
 });
 

@@ -5,7 +5,9 @@
  * between commit and start, the row stays unstarted and the worker's sweeper (`startPendingWorkflows`,
  * run by workers/src/outbox-listener.ts) starts it a few seconds later. Workflow ids are
  * deterministic: a start of a workflow that is already running, or that already completed, is a
- * no-op (WorkflowExecutionAlreadyStarted); only a failed earlier run may be started again.
+ * no-op (WorkflowExecutionAlreadyStarted); only a failed earlier run may be started again. The row
+ * keeps the run's search attributes and summary (`metadata`, kit/run-metadata.ts), so a run the
+ * sweeper starts reads and is found like one the fast path started.
  */
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
