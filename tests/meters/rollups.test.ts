@@ -239,6 +239,40 @@ describe('meter rollups', () => {
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
+  it('stay exact when batches are ingested while the meter changes (ingest and rebuild exclude each other)', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
+    const created = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Racing',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api' }] },
+      aggregation: { func: 'sum', property: 'a' },
+    });
+    const batch = (k: number): GenEvent[] =>
+      Array.from({ length: 20 }, (_, i) => ({
+        name: i % 3 ? 'api' : 'upload',
+        at: ((k * 20 + i) * 997_003) % (SPAN_HOURS * HOUR),
+        who: { customer: i % 3 },
+        system: false,
+        metadata: { a: (k + i) % 7 },
+      }));
+    const patches = [
+      { aggregation: { func: 'count' } },
+      { filter: { conjunction: 'or', clauses: [{ property: 'a', operator: 'gte', value: 3 }] } },
+      { aggregation: { func: 'max', property: 'a' } },
+    ];
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, k) => ingest(batch(k), [20])),
+      ...patches.map(async (body, i) => {
+        await new Promise((r) => setTimeout(r, 15 * i));
+        expect((await call(srv, s.token, 'PATCH', `/v1/meters/${created.body.id}`, body)).status).toBe(200);
+      }),
+    ]);
+    for (const who of ['all', 'c0', 'ext-1'] as const) {
+      await compare(created.body.id, { interval: 'hour', start: -HOUR / 2, length: SPAN_HOURS * HOUR, near: null, endNear: null, utcOffsetMinutes: 0, who }, []);
+    }
+  });
+
   it('are built for a meter whose rollups are missing or out of date (meters from before the rollups)', async () => {
     const em = srv.deps.orm.em.fork();
     await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
