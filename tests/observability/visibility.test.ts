@@ -134,6 +134,12 @@ describe('finding runs by customer and organization', { timeout: SLOW }, () => {
     );
     expect(pastDue.map((r) => r.workflowId)).not.toContain(subscriptionWorkflowId(purchase.subscriptionId!));
     expect((await em.fork().findOneOrFail(Subscription, { id: subscriptionId })).status).toBe('past_due');
+    // The run's page says what it waits for (Temporal's "current details").
+    const metadata = await until(async () => {
+      const m = await env.srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      return m.currentDetails?.includes('past due') ? m : null;
+    });
+    expect(metadata.currentDetails).toMatch(/dunning retry #1 of 4 at \d{4}-/);
   });
 });
 

@@ -36,6 +36,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -130,6 +131,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (!tracksStatus || !status || workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.subscriptionStatus) === status) return;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.subscriptionStatus, value: status }]);
   };
+  // What the run is waiting for, on its page in the Temporal UI ("current details"; no history event).
+  // Runs after a continue-as-new have no static summary (the SDK cannot carry it over): this says it.
+  const nowDoing = (text: string) => setCurrentDetails(`Subscription \`${id}\`: ${text}`);
 
   async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
     await condition(() => !busy);
@@ -222,6 +226,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         ]);
       }
       phase = 'past_due';
+      nowDoing(`past due; dunning retry #${i + 1} of ${delays.length} at ${nextRetryAt}`);
       await condition(() => ended, delays[i]!);
       if (ended) return false;
       const r = await exclusive(() =>
@@ -247,6 +252,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     showStatus(schedule.status);
     if (schedule.ended || ended || !schedule.currentPeriodEnd) break;
     phase = 'waiting';
+    nowDoing(`${schedule.status}; ${schedule.cancelAtPeriodEnd ? 'ends' : 'renews'} at ${schedule.currentPeriodEnd}`);
     const end = Date.parse(schedule.currentPeriodEnd);
     wake = false;
     const woken = await condition(() => wake || ended, Math.max(end - Date.now(), 1));
@@ -289,6 +295,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
     // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.
     phase = 'unpaid';
+    nowDoing(`unpaid after ${delays.length} declined retries; benefits revoked after the grace period (${schedule.graceDays} days)`);
     const scope = await exclusive(() => acts.markSubscriptionUnpaid(id, iso(Date.now())));
     if (scope) showStatus('unpaid');
     if (scope) {
@@ -299,6 +306,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     break;
   }
   phase = 'ended';
+  nowDoing('ended');
   await condition(allHandlersFinished);
   log.info('subscription workflow finished', { subscriptionId: id });
   return { outcome: 'ended' };
