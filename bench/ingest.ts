@@ -9,7 +9,7 @@
  * committed code, migrations applied at start, LOG_LEVEL=warn), and drops the database at the end
  * (unless --keep).
  *
- * 1. API: a meter exists (a filtered sum, so ingestion keeps its hourly rollups), then N events
+ * 1. API: N events with no meter (the baseline; emptied after), then a meter exists (a filtered sum, so ingestion keeps its hourly rollups), then N events
  *    through POST /v1/events/ingest in batches (default 1000), `--concurrency` requests in flight,
  *    from an empty events table.
  * 2. GET /v1/meters/{id}/quantities latency (daily buckets over the last 30 days, a filtered sum):
@@ -241,6 +241,47 @@ async function main() {
     byExternalId = true;
   }
 
+  // 1. Through the API: first with no meter (the baseline, events emptied after), then with the
+  //    meter, whose rollups the ingest statement keeps.
+  const apiIngest = async () => {
+    const batches = Math.ceil(N / BATCH);
+    const latencies: number[] = [];
+    let next = 0;
+    let inserted = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let b = next++; b < batches; b = next++) {
+          const events = [];
+          for (let i = b * BATCH; i < Math.min(N, (b + 1) * BATCH); i++) {
+            const r = row(i, customers, byExternalId);
+            events.push({
+              name: r.name,
+              timestamp: r.timestamp,
+              metadata: r.metadata,
+              ...(r.customerId ? { customer_id: r.customerId } : { external_customer_id: r.externalCustomerId }),
+            });
+          }
+          const t = performance.now();
+          const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, json: { events } });
+          latencies.push(performance.now() - t);
+          inserted += body.inserted;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const line =
+      `${fmt(inserted)} events in ${seconds.toFixed(1)} s = ${fmt(inserted / seconds)} events/s` +
+      `  (request p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p95 ${quantile(latencies, 0.95).toFixed(1)} ms per ${BATCH};` +
+      ` load average ${os.loadavg()[0]!.toFixed(2)})`;
+    return { inserted, rate: inserted / seconds, line };
+  };
+  let baseline: Awaited<ReturnType<typeof apiIngest>> | null = null;
+  if (!process.argv.includes('--no-baseline')) {
+    baseline = await apiIngest();
+    await db.query('truncate "events"');
+  }
   const filter = {
     conjunction: 'and',
     clauses: [
@@ -254,43 +295,14 @@ async function main() {
     json: { name: 'Uncached tokens', filter, aggregation: { func: 'sum', property: 'tokens' } },
   });
 
-  // 1. Through the API.
-  const batches = Math.ceil(N / BATCH);
-  const latencies: number[] = [];
-  let next = 0;
-  let inserted = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let b = next++; b < batches; b = next++) {
-        const events = [];
-        for (let i = b * BATCH; i < Math.min(N, (b + 1) * BATCH); i++) {
-          const r = row(i, customers, byExternalId);
-          events.push({
-            name: r.name,
-            timestamp: r.timestamp,
-            metadata: r.metadata,
-            ...(r.customerId ? { customer_id: r.customerId } : { external_customer_id: r.externalCustomerId }),
-          });
-        }
-        const t = performance.now();
-        const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, json: { events } });
-        latencies.push(performance.now() - t);
-        inserted += body.inserted;
-      }
-    }),
-  );
-  const apiSeconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const apiRate = inserted / apiSeconds;
+  const { inserted, rate: apiRate, line: apiLine } = await apiIngest();
 
   // 2. Meter quantities (rollups kept by ingestion) against the raw scan they replace.
   await db.query('analyze "events"; analyze "meter_rollups"');
-  console.log('ingestion (one meter kept up to date by the ingest statement)');
-  console.log(
-    `  API  POST /v1/events/ingest  ${fmt(inserted)} events in ${apiSeconds.toFixed(1)} s = ${fmt(apiRate)} events/s` +
-      `  (request p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p95 ${quantile(latencies, 0.95).toFixed(1)} ms per ${BATCH})`,
-  );
+  console.log('ingestion');
+  if (baseline) console.log(`  API, no meter                ${baseline.line}`);
+  console.log(`  API, one meter (rollups)     ${apiLine}`);
+  if (baseline) console.log(`  with rollups / without: ${(apiRate / baseline.rate).toFixed(2)}`);
   const rollupRows = Number((await db.query('select count(*) as n from "meter_rollups"')).rows[0].n);
   console.log(`  meter_rollups rows: ${fmt(rollupRows)}\n`);
   const rangeStart = new Date(Date.now() - 30 * DAY);
@@ -364,7 +376,7 @@ async function main() {
   await db.query('analyze "events"');
 
   console.log(`\n  raw  COPY FROM STDIN         ${fmt(copy.rowCount)} rows   in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s`);
-  console.log(`  API / COPY: ${(apiRate / copyRate).toFixed(2)}  (load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
+  console.log(`  API with rollups / COPY: ${(apiRate / copyRate).toFixed(2)}${baseline ? `; API without meters / COPY: ${(baseline.rate / copyRate).toFixed(2)}` : ''}  (load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
 
   // 4. The filter changes: the rollups are rebuilt from the raw events within the PATCH.
   const patchStarted = performance.now();
