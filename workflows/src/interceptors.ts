@@ -10,6 +10,7 @@ import {
   TemporalFailure,
   isCancellation,
   log,
+  rootCause,
   workflowInfo,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
@@ -40,6 +41,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
             log.error(runFails ? 'workflow failed' : 'workflow task failed; Temporal retries it', {
               ...runIdsForLog(),
               error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+              cause: rootCause(err) ?? null,
             });
           }
           throw err;
