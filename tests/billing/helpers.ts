@@ -71,8 +71,10 @@ export interface MeteredSeed {
  * an optional repeating percentage discount and a tax rate for the customer's country.
  */
 export async function seedMetered(
-  lc: Lifecycle,
+  lc: Pick<Lifecycle, 'deps'>,
   opts: {
+    /** An existing organization (e.g. a signed-up seller's); by default a new one. */
+    orgId?: string;
     startedAt: Date;
     fixedAmount: number | null;
     unitAmount: string;
@@ -84,7 +86,9 @@ export async function seedMetered(
   const em = lc.deps.orm.em.fork();
   const processor = processorFor(lc.deps.cfg, lc.deps.orm);
   const slug = `org-${randomUUID().slice(0, 8)}`;
-  const org = em.create(Organization, { name: `Org ${slug}`, slug, socials: [], featureSettings: {}, subscriptionSettings: {}, metadata: {} });
+  const org = opts.orgId
+    ? em.getReference(Organization, opts.orgId)
+    : em.create(Organization, { name: `Org ${slug}`, slug, socials: [], featureSettings: {}, subscriptionSettings: {}, metadata: {} });
   const email = `metered-${randomUUID().slice(0, 8)}@example.com`;
   const pc = await processor.createCustomer({ email, name: 'Mia Metered', idempotencyKey: `seed:${email}` });
   const country = opts.tax?.country ?? 'US';
@@ -173,7 +177,7 @@ export async function seedMetered(
 }
 
 /** Ingests `api_call` events (each `units`) for the customer at `timestamp`. */
-export async function ingest(lc: Lifecycle, seed: MeteredSeed, timestamp: Date, units: number[], name = 'api_call', customerId = seed.customerId) {
+export async function ingest(lc: Pick<Lifecycle, 'deps'>, seed: MeteredSeed, timestamp: Date, units: number[], name = 'api_call', customerId = seed.customerId) {
   await insertEvents(
     lc.deps.orm.em.fork(),
     units.map((u) => ({ organizationId: seed.orgId, name, timestamp, customerId, metadata: { units: u } })),
@@ -182,7 +186,7 @@ export async function ingest(lc: Lifecycle, seed: MeteredSeed, timestamp: Date, 
 }
 
 /** Credits `units` of the meter to the customer, as a meter_credit grant does. */
-export async function credit(lc: Lifecycle, seed: MeteredSeed, units: number) {
+export async function credit(lc: Pick<Lifecycle, 'deps'>, seed: MeteredSeed, units: number) {
   await insertEvents(lc.deps.orm.em.fork(), [
     { organizationId: seed.orgId, name: METER_CREDITED_EVENT, timestamp: new Date(), customerId: seed.customerId, metadata: { meter_id: seed.meterId, units, rollover: false } },
   ]);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MeteredBilling } from '../../api/src/modules/usage/entities.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
 import { envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
@@ -40,7 +41,7 @@ async function renewed(subscriptionId: string, k: number) {
   });
 }
 
-function expectLinesAddUp(o: { subtotalAmount: number; discountAmount: number; taxAmount: number; lines: { amount: number; discountAmount: number; taxAmount: number }[] | null }) {
+function expectLinesAddUp(o: { subtotalAmount: number; discountAmount: number; taxAmount: number; lines?: { amount: number; discountAmount: number; taxAmount: number }[] | null }) {
   const lines = o.lines ?? [];
   expect(lines.reduce((t, l) => t + l.amount, 0)).toBe(o.subtotalAmount);
   expect(lines.reduce((t, l) => t + l.discountAmount, 0)).toBe(o.discountAmount);
@@ -132,5 +133,31 @@ describe('metered renewals', () => {
     expect(amounts(orders[1]!)).toEqual({ subtotal: 2003, discount: 0, net: 2003, tax: 401, total: 2404 });
     for (const o of orders) expectLinesAddUp(o);
     await handle.terminate('test done');
+  });
+
+  it('bills the last period’s usage when a subscription set to cancel ends, once', async () => {
+    const start = nextDate(await envNow(lc), 4, 20);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: 1500, unitAmount: '3', capAmount: null });
+    const em = lc.deps.orm.em.fork();
+    const sub = await em.findOneOrFail(Subscription, { id: s.subscriptionId });
+    sub.cancelAtPeriodEnd = true;
+    sub.canceledAt = start;
+    sub.endsAt = sub.currentPeriodEnd;
+    await em.flush();
+    const handle = await startWorkflow(lc, s.subscriptionId);
+    await ingest(lc, s, new Date(start.getTime() + HOUR), [7]);
+    const p1 = cycleStart(start, 'month', 1);
+    await skipTo(lc, p1);
+    // No next period: only the usage, 7 × 3 = 21, charged once.
+    const orders = await renewed(s.subscriptionId, 1);
+    expect(amounts(orders[0]!)).toEqual({ subtotal: 21, discount: 0, net: 21, tax: 0, total: 21 });
+    expect(orders[0]!.lines!.map((l) => [l.productPriceId, l.amount])).toEqual([[s.meteredPriceId, 21]]);
+    expect(await handle.result()).toEqual({ outcome: 'ended' });
+    const ended = await lc.deps.orm.em.fork().findOneOrFail(Subscription, { id: s.subscriptionId });
+    expect([ended.status, ended.endedAt?.toISOString()]).toEqual(['canceled', p1.toISOString()]);
+    const charges = await lc.deps.orm.em.fork().find(SandboxCharge, { idempotencyKey: { $like: `order:${orders[0]!.id}:%` } });
+    expect(charges.map((c) => [c.status, c.amount])).toEqual([['succeeded', 21]]);
+    expect(lc.benefitCalls.filter((c) => c.scope.subscriptionId === s.subscriptionId).map((c) => c.action)).toEqual(['revoke']);
   });
 });

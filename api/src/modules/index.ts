@@ -42,6 +42,7 @@ import { Checkout, CheckoutChargeAttempt, DiscountRedemption } from './checkouts
 import { Order } from './orders/entities.ts';
 import { Subscription } from './subscriptions/entities.ts';
 import { MeteredBilling } from './usage/entities.ts';
+import { routes as usageRoutes } from './usage/routes.ts';
 import { PaymentMethod } from './payment-methods/entities.ts';
 import { routes as orderRoutes } from './orders/routes.ts';
 import { routes as subscriptionRoutes } from './subscriptions/routes.ts';
@@ -87,6 +88,7 @@ export const allRoutes: RouteSpec[] = [
   ...subscriptionRoutes,
   ...portalSubscriptionRoutes,
   ...refundRoutes,
+  ...usageRoutes,
   ...operationsRoutes,
 ];
 

@@ -8,6 +8,7 @@ import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Customer } from './entities.ts';
 import { BenefitGrant } from '../benefits/grants.ts';
+import { databaseNow, meteredPrices, quoteUsage } from '../usage/service.ts';
 import { Subscription } from '../subscriptions/entities.ts';
 import { serializeStateSubscription } from '../subscriptions/schemas.ts';
 import { serializeCustomer, type CustomerCreate, type CustomerUpdate } from './schemas.ts';
@@ -112,6 +113,12 @@ export interface CustomerStateParts {
   active_subscriptions: Record<string, unknown>[];
   /** `{id, created_at, modified_at, granted_at, benefit_id, benefit_type, properties}` per granted benefit. */
   granted_benefits: Record<string, unknown>[];
+  /**
+   * Per meter of the active subscriptions' metered prices: the current period's usage not billed yet
+   * (`consumed_units`), the units ever credited by meter_credit benefits, and `balance` = credits left
+   * − consumed (negative: units that will be billed). docs/billing.md.
+   */
+  active_meters: Record<string, unknown>[];
 }
 
 /**
@@ -132,7 +139,32 @@ export async function customerState(em: EntityManager, customer: Customer): Prom
       { populate: ['benefit'], orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }] },
     ),
   ]);
+  const activeMeters: Record<string, unknown>[] = [];
+  if (subscriptions.length) {
+    await em.populate(subscriptions, ['product.prices.meter'], { refresh: false });
+    const metered = subscriptions.filter((x) => x.currentPeriodEnd && meteredPrices(x).length);
+    const now = metered.length ? await databaseNow(em) : new Date();
+    for (const sub of metered) {
+      if (!sub.currentPeriodEnd) continue;
+      for (const q of await quoteUsage(em, sub, { periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, billedThrough: now })) {
+        activeMeters.push({
+          id: q.meter.id,
+          created_at: sub.currentPeriodStart.toISOString(),
+          modified_at: null,
+          meter_id: q.meter.id,
+          meter: { id: q.meter.id, name: q.meter.name },
+          subscription_id: sub.id,
+          period_start: sub.currentPeriodStart.toISOString(),
+          period_end: sub.currentPeriodEnd.toISOString(),
+          consumed_units: Number(q.line.usage),
+          credited_units: Number(q.credited),
+          balance: Number(q.creditBalance) - Number(q.line.usage),
+        });
+      }
+    }
+  }
   return {
+    active_meters: activeMeters,
     active_subscriptions: subscriptions.map(serializeStateSubscription),
     granted_benefits: grants.map((g) => ({
       id: g.id,

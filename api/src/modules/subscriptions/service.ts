@@ -20,7 +20,8 @@ import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { allocate, cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type CycleAmounts, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
-import { databaseNow, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
+import { MeteredBilling } from '../usage/entities.ts';
+import { databaseNow, meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
 import { Product, type ProductPrice } from '../products/entities.ts';
 import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
@@ -214,24 +215,26 @@ export interface CycleQuote {
 export async function quoteCycle(
   tx: EntityManager,
   s: Subscription,
-  period: { periodStart: Date; periodEnd: Date; billedThrough: Date },
+  period: { periodStart: Date; periodEnd: Date; billedThrough: Date; final?: boolean },
 ): Promise<CycleQuote> {
   const startedAt = s.startedAt ?? s.createdAt;
   const usageQuotes = await quoteUsage(tx, s, period);
+  // The final order of an ending subscription bills the usage alone (no next period, no carried proration).
+  const final = period.final === true;
   const meteredAmount = usageQuotes.reduce((t, q) => t + q.line.amount, 0);
   const d = s.discount && (await discountAppliesToProduct(tx, s.discount, s.product.id)) ? s.discount : null;
   const a = cycleAmounts({
-    priceAmount: priceAmountOf(s.price),
+    priceAmount: final ? 0 : priceAmountOf(s.price),
     discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: startedAt } : null,
     periodStart: period.periodEnd,
     isFirstPeriod: false,
-    proration: s.pendingProrationAmount,
+    proration: final ? 0 : s.pendingProrationAmount,
     taxBasisPoints: await taxBasisPoints(tx, s),
     meteredAmount,
   });
   const lines: OrderLine[] = [];
   const base = (l: Omit<OrderLine, 'id' | 'discountAmount' | 'taxAmount'>): OrderLine => ({ id: randomUUID(), discountAmount: 0, taxAmount: 0, ...l });
-  if (s.price.amountType !== 'metered_unit') {
+  if (!final && s.price.amountType !== 'metered_unit') {
     lines.push(base({ label: s.product.name, amount: priceAmountOf(s.price), proration: false, productPriceId: s.price.id }));
   }
   for (const q of usageQuotes) {
@@ -251,7 +254,7 @@ export async function quoteCycle(
     );
   }
   const discounted = lines.length;
-  const prorationUsed = s.pendingProrationAmount - a.carry;
+  const prorationUsed = final ? 0 : s.pendingProrationAmount - a.carry;
   if (prorationUsed !== 0) lines.push(base({ label: 'Proration', amount: prorationUsed, proration: true, productPriceId: s.price.id }));
   const discounts = allocate(a.discount, lines.slice(0, discounted).map((l) => l.amount));
   discounts.forEach((v, i) => (lines[i]!.discountAmount = v));
@@ -323,14 +326,54 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string, u
         ? { result: { outcome: 'charge', orderId: o.id, total: o.totalAmount, scope: scopeOf(s, o.id), benefits: benefitCount(s.product) }, order: o }
         : stale;
     }
+    if (s.status === 'canceled' && s.cancelAtPeriodEnd && s.endedAt?.toISOString() === expectedPeriodEnd) {
+      // A retry after the subscription ended here: answer its final usage order, if one is still to charge.
+      const o = await tx.findOne(Order, { subscription: s.id, billingReason: 'subscription_cycle', status: 'pending' }, { orderBy: { createdAt: 'desc' } });
+      const last = await tx.findOne(MeteredBilling, { subscription: s.id, periodEnd: s.endedAt }, { fields: ['order'] });
+      return { result: { outcome: 'ended', scope: scopeOf(s) }, order: o && last?.order?.id === o.id ? o : null };
+    }
     if (s.currentPeriodEnd.toISOString() !== expectedPeriodEnd || !isBillable(s)) return stale;
     const end = s.currentPeriodEnd;
     if (s.cancelAtPeriodEnd) {
+      // The last period's metered usage is billed as it ends (a usage-only order, charged once, no dunning).
+      let finalOrder: Order | null = null;
+      if (meteredPrices(s).length) {
+        const billedThrough = new Date((await databaseNow(tx)).getTime() - usage.settleMs);
+        const q = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough, final: true });
+        if (q.amounts.total > 0) {
+          finalOrder = tx.create(Order, {
+            organization: s.organization,
+            customer: s.customer,
+            product: s.product,
+            productPrice: s.price,
+            discount: q.amounts.discount > 0 ? s.discount : null,
+            subscription: s,
+            checkout: null,
+            status: 'pending',
+            billingReason: 'subscription_cycle',
+            subtotalAmount: q.amounts.subtotal,
+            discountAmount: q.amounts.discount,
+            netAmount: q.amounts.net,
+            taxAmount: q.amounts.tax,
+            totalAmount: q.amounts.total,
+            refundedAmount: 0,
+            refundedTaxAmount: 0,
+            currency: s.currency,
+            billingAddress: s.customer.billingAddress ?? null,
+            customFieldData: {},
+            metadata: {},
+            processorChargeId: null,
+            lines: q.lines,
+          });
+        }
+        recordUsage(tx, s, q.usage, finalOrder?.id ?? null);
+      }
       s.status = 'canceled';
       s.endedAt = end;
       s.endsAt = end;
       await emitSubscription(tx, s, ['subscription.updated', 'subscription.revoked'], true);
-      return { result: { outcome: 'ended', scope: scopeOf(s) }, order: null };
+      if (finalOrder) await emitOrder(tx, finalOrder, ['order.created']);
+      return { result: { outcome: 'ended', scope: scopeOf(s) }, order: finalOrder };
     }
     const startedAt = s.startedAt ?? s.createdAt;
     const next = periodEnd(end, s.recurringInterval, startedAt.getUTCDate());
@@ -396,6 +439,11 @@ export async function renewAndChargeSubscription(
   usage: UsageSettings = DEFAULT_USAGE_SETTINGS,
 ): Promise<RenewAndChargeResult> {
   const { result: r, order } = await renew(em, id, expectedPeriodEnd, usage);
+  if (r.outcome === 'ended' && order) {
+    // The final usage order of a subscription that ended: one charge; a decline leaves it pending.
+    const c = await chargeOrder(em, processor, order, 0);
+    return { ...r, paid: c.paid, message: c.message };
+  }
   if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
   if (r.total === 0) return { ...r, paid: true, message: null };
   const c = await chargeOrder(em, processor, order!, 0);
