@@ -90,12 +90,13 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
   }
 }
 
-/** Reloads the page until the locator shows (for state a workflow writes after the page loaded). */
-export async function reloadUntilVisible(page: Page, locator: Locator, timeoutMs = 45_000): Promise<void> {
+/** Reloads the page until the locator shows (for state a workflow writes after the page loaded).
+ * Each attempt lets the page load fully (a busy machine can take seconds) before reloading. */
+export async function reloadUntilVisible(page: Page, locator: Locator, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await locator.first().waitFor({ timeout: 2_000 });
+      await locator.first().waitFor({ timeout: 8_000 });
       return;
     } catch (err) {
       if (Date.now() > deadline) throw err;

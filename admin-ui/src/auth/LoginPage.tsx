@@ -19,7 +19,12 @@ export const LoginPage = () => {
     setError(null);
     try {
       sessionStorage.removeItem('emporia.notice');
-      await login({ email: String(form.get('email') ?? ''), password: String(form.get('password') ?? '') });
+      const next = location.state as { nextPathname?: string; nextSearch?: string } | null;
+      await login({
+        email: String(form.get('email') ?? ''),
+        password: String(form.get('password') ?? ''),
+        redirectTo: next?.nextPathname ? `${next.nextPathname}${next.nextSearch ?? ''}` : '/',
+      });
     } catch (err) {
       setError(err instanceof Error ? err.message : 'Sign-in failed');
       setBusy(false);

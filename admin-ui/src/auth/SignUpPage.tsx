@@ -31,8 +31,8 @@ export const SignUpPage = () => {
             username: String(form.get('username') ?? ''),
             password,
           },
+          redirectTo: '/welcome',
         },
-        '/welcome',
       );
     } catch (err) {
       if (err instanceof VerificationPending) setPending(err.message);

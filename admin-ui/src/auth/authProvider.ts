@@ -6,6 +6,8 @@
  */
 import type { AuthProvider, UserIdentity } from 'react-admin';
 import { authApi } from '../common/api.ts';
+
+export const signOut = () => authApi('/sign-out', {}).catch(() => undefined);
 import { setCurrentOrganizationId } from '../common/organization.ts';
 
 export interface SessionUser {
@@ -29,9 +31,13 @@ export interface SignUpParams {
   username?: string;
 }
 
-export type LoginParams =
-  | { email?: string; username?: string; password: string }
-  | { signUp: SignUpParams };
+export type LoginParams = ({ email?: string; username?: string; password: string } | { signUp: SignUpParams }) & {
+  /** Where to go once signed in, if the visitor is still on the page that started the sign-in. */
+  redirectTo?: string;
+};
+
+/** The sign-in in flight: checkAuth waits for it, so a page opened meanwhile sees the new session. */
+let pendingLogin: Promise<unknown> | null = null;
 
 /** Where verification links land: the console, which then shows the user as verified. */
 export const VERIFY_CALLBACK = '/dashboard/?verified=1';
@@ -50,34 +56,53 @@ export async function getSession(): Promise<Session | null> {
   return body && body.user ? body : null;
 }
 
+/** Signs in with an email or a username, or signs up. */
+async function signIn(params: LoginParams): Promise<void> {
+  if ('signUp' in params) {
+    const { email, password, name, username } = params.signUp;
+    const res = await authApi<{ token: string | null }>('/sign-up/email', {
+      email: email.trim(),
+      password,
+      name: name.trim(),
+      ...(username?.trim() ? { username: username.trim() } : {}),
+      callbackURL: VERIFY_CALLBACK,
+    });
+    if (!res.token) throw new VerificationPending(email.trim());
+    return;
+  }
+  const identifier = (params.email ?? params.username ?? '').trim();
+  if (identifier.includes('@')) {
+    await authApi('/sign-in/email', { email: identifier, password: params.password, callbackURL: VERIFY_CALLBACK });
+  } else {
+    await authApi('/sign-in/username', { username: identifier, password: params.password });
+  }
+}
+
 export const authProvider: AuthProvider = {
   async login(params: LoginParams) {
-    if ('signUp' in params) {
-      const { email, password, name, username } = params.signUp;
-      const res = await authApi<{ token: string | null }>('/sign-up/email', {
-        email: email.trim(),
-        password,
-        name: name.trim(),
-        ...(username?.trim() ? { username: username.trim() } : {}),
-        callbackURL: VERIFY_CALLBACK,
-      });
-      if (!res.token) throw new VerificationPending(email.trim());
-      return;
+    const startedOn = window.location.hash;
+    const attempt = signIn(params);
+    pendingLogin = attempt.catch(() => undefined);
+    try {
+      await attempt;
+    } finally {
+      pendingLogin = null;
     }
-    const identifier = (params.email ?? params.username ?? '').trim();
-    if (identifier.includes('@')) {
-      await authApi('/sign-in/email', { email: identifier, password: params.password, callbackURL: VERIFY_CALLBACK });
-    } else {
-      await authApi('/sign-in/username', { username: identifier, password: params.password });
-    }
+    // Go on only if the visitor is still where they signed in; if they opened another page meanwhile,
+    // stay there (react-admin navigates to `redirectTo` whatever it is, so name the current page).
+    const here = window.location.hash.replace(/^#/, '') || '/';
+    return { redirectTo: window.location.hash === startedOn ? (params.redirectTo ?? '/') : here };
   },
 
+  // Local clean-up only. react-admin also calls this when checkAuth fails, which can race with a
+  // sign-in still in flight; ending the server session here would end that new session. The user's
+  // own "Sign out" (layout/Layout.tsx) calls the auth service first.
   async logout() {
     setCurrentOrganizationId(null);
-    await authApi('/sign-out', {}).catch(() => undefined);
   },
 
   async checkAuth() {
+    if (pendingLogin) await pendingLogin;
     if (!(await getSession())) {
       // `message: false` sends the visitor to the login page without an error toast.
       throw { message: false };

@@ -3,33 +3,47 @@
  * address is unverified, and the organization gate (no organization yet → first-run page; the
  * selected organization keys the pages so switching reloads them with the new scope).
  */
-import { Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Suspense, forwardRef, useEffect, useState, type ReactNode } from 'react';
 import { Navigate } from 'react-router-dom';
 import {
   AppBar,
   Layout as RaLayout,
   Loading,
   LoadingIndicator,
-  Logout,
+  useLogout,
   TitlePortal,
   UserMenu,
   useGetIdentity,
   useGetList,
   type LayoutProps,
 } from 'react-admin';
-import { Alert, Box, Button } from '@mui/material';
+import { Alert, Box, Button, ListItemIcon, ListItemText, MenuItem } from '@mui/material';
+import ExitIcon from '@mui/icons-material/PowerSettingsNew';
 import { authApi } from '../common/api.ts';
 import { currentOrganizationId, setCurrentOrganizationId, subscribeOrganization } from '../common/organization.ts';
-import { VERIFY_CALLBACK } from '../auth/authProvider.ts';
+import { VERIFY_CALLBACK, signOut } from '../auth/authProvider.ts';
 import { Menu } from './Menu.tsx';
 import { OrganizationSwitcher, type Organization } from './OrganizationSwitcher.tsx';
+
+/** Ends the server session, then react-admin's logout (clean-up and redirect to the sign-in page). */
+const SignOut = forwardRef<HTMLLIElement>((_props, ref) => {
+  const logout = useLogout();
+  return (
+    <MenuItem ref={ref} onClick={() => void signOut().then(() => logout())}>
+      <ListItemIcon>
+        <ExitIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText>Sign out</ListItemText>
+    </MenuItem>
+  );
+});
 
 // The user button shows the person's name; its accessible name is that name too (not "Profile").
 const ConsoleUserMenu = () => {
   const { identity } = useGetIdentity();
   return (
     <UserMenu label={identity?.fullName ?? 'Account'}>
-      <Logout />
+      <SignOut />
     </UserMenu>
   );
 };

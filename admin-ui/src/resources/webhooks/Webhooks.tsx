@@ -26,7 +26,7 @@ import {
   useNotify,
   useRecordContext,
 } from 'react-admin';
-import { Alert, Box, Button, Chip, Collapse, Stack, Typography } from '@mui/material';
+import { Alert, Box, Button, Chip, Stack, Typography } from '@mui/material';
 import { useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'react-router-dom';
 import { api } from '../../common/api.ts';
@@ -141,22 +141,12 @@ const SecretOnce = () => {
   );
 };
 
-const Response = ({ delivery }: { delivery: Delivery }) => {
-  const [open, setOpen] = useState(false);
-  if (!delivery.response) return <>—</>;
-  return (
-    <Box>
-      <Button size="small" onClick={() => setOpen(!open)} aria-expanded={open}>
-        {open ? 'Hide response' : 'Show response'}
-      </Button>
-      <Collapse in={open}>
-        <Box component="pre" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', fontSize: 12, maxWidth: 400, m: 0 }}>
-          {delivery.response}
-        </Box>
-      </Collapse>
-    </Box>
-  );
-};
+/** What the receiver answered, as the API records it (status, content type, size; never the body). */
+const Response = ({ delivery }: { delivery: Delivery }) => (
+  <Box component="span" sx={{ fontSize: 13, wordBreak: 'break-word' }}>
+    {delivery.response ?? '—'}
+  </Box>
+);
 
 const Deliveries = () => {
   const endpoint = useRecordContext<Endpoint>();
