@@ -10,7 +10,9 @@ export const customFieldSlugSchema = z
   .toLowerCase()
   .min(1)
   .max(128)
-  .regex(/^[a-z0-9_-]+$/, { message: 'Slug can only contain ASCII letters, numbers, hyphens and underscores' });
+  .regex(/^[a-z0-9_-]+$/, { message: 'Slug can only contain ASCII letters, numbers, hyphens and underscores' })
+  // What is accepted before trimming and lower-casing.
+  .meta({ pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
 const nameSchema = z.string().trim().min(1).max(255);
 const formText = z.string().trim().min(1).max(1000).optional();
 

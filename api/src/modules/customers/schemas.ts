@@ -55,7 +55,7 @@ export const taxIdSchema = z.tuple([z.string().trim().min(1).max(255), z.enum(TA
 export const customerEmailSchema = z
   .string()
   .trim()
-  .max(320)
+  .max(255) // customers.email is a varchar(255) (a longer address was a 500)
   // The document shows what the piped check accepts (the input side of a pipe is only a string).
   .meta({ pattern: z.regexes.email.source })
   .pipe(z.email())
