@@ -81,6 +81,8 @@ export async function seedMetered(
     capAmount: number | null;
     discount?: { basisPoints: number; months: number } | null;
     tax?: { country: string; basisPoints: number } | null;
+    /** `trialing`: the first period is a trial (ends at `startedAt` + 1 month), nothing charged yet. */
+    status?: 'active' | 'trialing';
   },
 ): Promise<MeteredSeed> {
   const em = lc.deps.orm.em.fork();
@@ -159,7 +161,7 @@ export async function seedMetered(
     amount: opts.fixedAmount ?? 0,
     currency: 'usd',
     recurringInterval: 'month',
-    status: 'active',
+    status: opts.status ?? 'active',
     currentPeriodStart: opts.startedAt,
     currentPeriodEnd: periodEnd(opts.startedAt, 'month'),
     cancelAtPeriodEnd: false,

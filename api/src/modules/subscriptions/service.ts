@@ -382,6 +382,9 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string, u
     const { amounts: a, lines, usage: usageQuotes } = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough });
     s.currentPeriodStart = end;
     s.currentPeriodEnd = next;
+    // A trial whose first period costs nothing converts at once (else its first charge converts it).
+    const trialConverted = s.status === 'trialing' && a.total === 0;
+    if (trialConverted) s.status = 'active';
     s.pendingProrationAmount = a.carry;
     if (!a.discountApplied) s.discount = null;
     s.amount = a.discount ? priceAmountOf(s.price) - a.discount : priceAmountOf(s.price);
@@ -414,6 +417,7 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string, u
     await tx.flush();
     await tx.populate(order, ORDER_POPULATE, { refresh: false });
     emitEvent(tx, s.organization.id, 'subscription.updated', serializeSubscription(s));
+    if (trialConverted) emitEvent(tx, s.organization.id, 'subscription.active', serializeSubscription(s));
     const orderData = serializeOrder(order);
     for (const t of order.status === 'paid' ? (['order.created', 'order.paid'] as const) : (['order.created'] as const)) {
       emitEvent(tx, order.organization.id, t, orderData);
@@ -505,11 +509,12 @@ async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: O
       o.processorChargeId = result!.chargeId;
       if (pm) s.paymentMethod = tx.getReference(PaymentMethod, pm.id);
       await emitOrder(tx, o, ['order.updated', 'order.paid']);
-      if (s.status === 'past_due') {
+      // Paid: back from past_due, or a trial converted by its first charge.
+      if (s.status === 'past_due' || s.status === 'trialing') {
         s.status = 'active';
         await emitSubscription(tx, s, ['subscription.updated', 'subscription.active'], true);
       }
-    } else if (!paid && s.status === 'active') {
+    } else if (!paid && (s.status === 'active' || s.status === 'trialing')) {
       s.status = 'past_due';
       await emitSubscription(tx, s, ['subscription.updated'], true);
     }
