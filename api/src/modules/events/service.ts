@@ -150,15 +150,17 @@ export async function eventConditions(em: EntityManager, q: EventQuery, params: 
   if (q.endTimestamp) where.push(`e."timestamp" <= ${params.add(q.endTimestamp.toISOString(), 'timestamptz')}`);
   if (q.customerIds) {
     // Events by customer id, or by the external id of one of these customers in its own organization.
-    const { rows } = await runSql<{ organization_id: string; external_id: string }>(
+    // Only ids of existing customers of these organizations are compared (the only ones an event can
+    // carry), which also keeps meter rollups, whose customer_id has no foreign key, exact.
+    const { rows } = await runSql<{ id: string; organization_id: string; external_id: string | null }>(
       em,
-      `select "organization_id", "external_id" from "customers"
-       where "id" = any($1::uuid[]) and "organization_id" = any($2::uuid[]) and "external_id" is not null`,
+      `select "id", "organization_id", "external_id" from "customers"
+       where "id" = any($1::uuid[]) and "organization_id" = any($2::uuid[])`,
       [q.customerIds, q.organizationIds],
     );
-    const arms = [`e."customer_id" = any(${params.add(q.customerIds, 'uuid[]')})`];
+    const arms = [`e."customer_id" = any(${params.add(rows.map((r) => r.id), 'uuid[]')})`];
     const byOrg = new Map<string, string[]>();
-    for (const r of rows) byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r.external_id]);
+    for (const r of rows) if (r.external_id) byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r.external_id]);
     for (const [org, externals] of byOrg) {
       arms.push(`(e."organization_id" = ${params.add(org, 'uuid')} and e."external_customer_id" = any(${params.add(externals, 'text[]')}))`);
     }
