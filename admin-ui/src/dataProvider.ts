@@ -15,6 +15,7 @@ import {
   type DataProvider,
   type DeleteParams,
   type GetListParams,
+  type GetListResult,
   type GetManyReferenceParams,
   type Identifier,
   type RaRecord,
@@ -27,6 +28,8 @@ import { currentOrganizationId } from './common/organization.ts';
 export { errorMessage };
 
 const API_URL = '/v1';
+/** The API answers at most 100 items per page. */
+const API_MAX_LIMIT = 100;
 
 /** Resource names of the console whose API path differs. */
 const PATHS: Record<string, string> = {
@@ -172,8 +175,22 @@ function scopedFilter(resource: string, filter: Record<string, unknown> = {}): R
 export const dataProvider: DataProvider = {
   ...base,
 
-  getList: (resource: string, params: GetListParams) =>
-    base.getList(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),
+  getList: async <R extends RaRecord>(resource: string, params: GetListParams): Promise<GetListResult<R>> => {
+    const filter = scopedFilter(resource, params.filter);
+    const { page = 1, perPage = 10 } = params.pagination ?? {};
+    if (perPage <= API_MAX_LIMIT) return base.getList<R>(pathOf(resource), { ...params, filter });
+    // More than the API's page size (exports): read consecutive pages of 100.
+    const first = (page - 1) * perPage;
+    const data: R[] = [];
+    let total = 0;
+    for (let p = Math.floor(first / API_MAX_LIMIT) + 1; data.length < perPage; p++) {
+      const res = await base.getList<R>(pathOf(resource), { ...params, filter, pagination: { page: p, perPage: API_MAX_LIMIT } });
+      total = res.total ?? 0;
+      data.push(...res.data);
+      if (res.data.length < API_MAX_LIMIT) break;
+    }
+    return { data: data.slice(0, perPage), total };
+  },
 
   getManyReference: (resource: string, params: GetManyReferenceParams) =>
     base.getManyReference(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),

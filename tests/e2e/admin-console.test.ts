@@ -20,6 +20,7 @@ import {
   expectAccessible,
   launch,
   newContext,
+  openRow,
   reloadUntilVisible,
   shot,
   until,
@@ -47,6 +48,7 @@ beforeAll(async () => {
   browser = await launch();
   context = await newContext(browser, srv.url);
   page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -149,7 +151,7 @@ describe('seller console', () => {
     const row = page.getByRole('row').filter({ hasText: buyer.email });
     await row.getByText('USD 15.00').first().waitFor();
     await expectAccessible(page, 'orders');
-    await row.first().click();
+    await openRow(page, row, /#\/orders\/[^/]+\/show/);
     await page.getByRole('table', { name: 'Order lines' }).getByText('Indie toolkit').waitFor();
 
     // The invoice: the console asks for its URL and opens the PDF.
@@ -176,6 +178,15 @@ describe('seller console', () => {
     await reloadUntilVisible(page, page.getByText('refunded', { exact: true }));
     await expectAccessible(page, 'order page');
     await shot(page, 'admin-order-refunded');
+
+    // The buyer's customer page: what they hold, and a customer portal link to send them.
+    await page.getByRole('link', { name: new RegExp(buyer.email) }).click();
+    await page.getByText(/^License keys.* · since /).waitFor();
+    await page.getByRole('button', { name: 'Create customer portal session' }).click();
+    await page.getByRole('button', { name: 'Copy portal link' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^https?:\/\/.+\/portal/);
+    await expectAccessible(page, 'customer page');
+    await shot(page, 'admin-customer');
   }, 120_000);
 
   it('sells a monthly plan and cancels, uncancels and revokes the subscription from its page', async () => {
@@ -197,7 +208,7 @@ describe('seller console', () => {
     await page.getByRole('menuitem', { name: 'Subscriptions' }).click();
     await reloadUntilVisible(page, page.getByRole('row').filter({ hasText: subscriber.email }));
     await expectAccessible(page, 'subscriptions');
-    await page.getByRole('row').filter({ hasText: subscriber.email }).click();
+    await openRow(page, page.getByRole('row').filter({ hasText: subscriber.email }), /#\/subscriptions\/[^/]+\/show/);
     await page.getByText('USD 12.00 / month').waitFor();
 
     await page.getByRole('button', { name: 'Cancel at period end' }).click();

@@ -105,6 +105,18 @@ export async function reloadUntilVisible(page: Page, locator: Locator, timeoutMs
   }
 }
 
+/** Opens a list row's page: clicks the row until the address is the record's page (a click that lands
+ * while the list is re-rendering after a refetch is lost). */
+export async function openRow(page: Page, row: Locator, url: RegExp): Promise<void> {
+  await until(async () => {
+    await row.first().click();
+    return page.waitForURL(url, { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+  });
+}
+
 /** Picks an option of a react-admin / MUI select by the select's label (optionally inside `scope`). */
 export async function choose(page: Page, label: RegExp | string, option: string | RegExp, scope?: Locator): Promise<void> {
   await (scope ?? page).getByRole('combobox', { name: label }).click();

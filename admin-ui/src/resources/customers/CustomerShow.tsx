@@ -2,7 +2,7 @@
  * A customer: details, current state (active subscriptions, granted benefits), orders and
  * subscriptions, and a customer portal session link to send them.
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import {
   DataTable,
   DeleteButton,
@@ -14,6 +14,7 @@ import {
   TabbedShowLayout,
   TextField,
   TopToolbar,
+  useGetList,
   useNotify,
   useRecordContext,
 } from 'react-admin';
@@ -99,6 +100,12 @@ const State = () => {
       </Box>
       <Box>
         <Typography variant="subtitle2" component="h3">
+          Meter usage, last 30 days
+        </Typography>
+        <MeterUsage customerId={data.id} />
+      </Box>
+      <Box>
+        <Typography variant="subtitle2" component="h3">
           Granted benefits
         </Typography>
         {data.granted_benefits.length ? (
@@ -117,6 +124,35 @@ const State = () => {
           <Typography variant="body2">None</Typography>
         )}
       </Box>
+    </Stack>
+  );
+};
+
+/** Usage of each meter by this customer over the last 30 days (the API has no balance read model). */
+const MeterUsage = ({ customerId }: { customerId: string }) => {
+  const { data: meters } = useGetList<{ id: string; name: string }>('meters', { pagination: { page: 1, perPage: 20 }, sort: { field: 'name', order: 'ASC' } });
+  const since = useMemo(() => new Date(Date.now() - 30 * 86400_000).toISOString(), []);
+  const usage = useQuery({
+    queryKey: ['customer-meter-usage', customerId, meters?.map((m) => m.id), since],
+    enabled: !!meters?.length,
+    queryFn: () =>
+      Promise.all(
+        meters!.map(async (m) => {
+          const q = await api<{ quantities: { quantity: number }[] }>(`/v1/meters/${m.id}/quantities`, {
+            query: { start_timestamp: since, end_timestamp: new Date().toISOString(), interval: 'month', customer_id: customerId },
+          });
+          return { meter: m, total: q.quantities.reduce((s, x) => s + x.quantity, 0) };
+        }),
+      ),
+  });
+  if (!meters?.length) return <Typography variant="body2">No meters.</Typography>;
+  return (
+    <Stack spacing={0.5}>
+      {(usage.data ?? []).map(({ meter, total }) => (
+        <Typography key={meter.id} variant="body2">
+          <Link to={`/meters/${meter.id}/show`}>{meter.name}</Link>: {total.toLocaleString()}
+        </Typography>
+      ))}
     </Stack>
   );
 };

@@ -35,7 +35,8 @@ export const OrderList = () => (
       <DataTable.Col source="net_amount" label="Net" field={MoneyField} />
       <DataTable.Col source="status" disableSort field={StatusField} />
       <DataTable.Col source="discount" label="Discount" render={(o) => o.discount?.name ?? '—'} />
-      <DataTable.Col source="subscription" label="Reason" render={(o) => o.billing_reason.replace(/_/g, ' ')} />
+      <DataTable.Col source="subscription" label="Subscription" render={(o) => (o.subscription_id ? 'Yes' : '—')} />
+      <DataTable.Col source="billing_reason" label="Reason" disableSort render={(o) => o.billing_reason.replace(/_/g, ' ')} />
     </DataTable>
   </List>
 );
