@@ -272,8 +272,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       break;
     }
     let paid = r.paid;
-    // A declined renewal leaves an active subscription past_due (chargeSubscriptionOrder).
-    if (!paid && schedule.status === 'active') showStatus('past_due');
+    // A declined renewal leaves an active or trialing subscription past_due (chargeSubscriptionOrder).
+    if (!paid && (schedule.status === 'active' || schedule.status === 'trialing')) showStatus('past_due');
     if (!paid) paid = await dun(r.orderId, r.message);
     if (ended) break;
     if (paid) {
