@@ -74,12 +74,15 @@ const isoDateTimeCheck = z.iso.datetime({ offset: true });
 export const isoDate = () =>
   z
     .string()
-    .regex(DATE_PATTERN, `Must be a date (YYYY-MM-DD) from ${MIN_YEAR} to ${MAX_YEAR}`)
+    .regex(DATE_PATTERN, { message: `Must be a date (YYYY-MM-DD) from ${MIN_YEAR} to ${MAX_YEAR}`, abort: true })
     .refine((v) => isoDateCheck.safeParse(v).success, { message: 'Invalid date' });
 
 /** An ISO 8601 date-time with an offset (`Z` or `+02:00`), a year from 1900 to 9999. */
 export const isoDateTime = () =>
   z
     .string()
-    .regex(DATE_TIME_PATTERN, `Must be a date-time with an offset (Z or +hh:mm) from ${MIN_YEAR} to ${MAX_YEAR}`)
+    .regex(DATE_TIME_PATTERN, {
+      message: `Must be a date-time with an offset (Z or +hh:mm) from ${MIN_YEAR} to ${MAX_YEAR}`,
+      abort: true,
+    })
     .refine((v) => isoDateTimeCheck.safeParse(v).success, { message: 'Invalid ISO datetime' });
