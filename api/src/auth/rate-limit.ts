@@ -3,6 +3,7 @@
  * in PostgreSQL (`rate_limits`) with one atomic upsert so every API replica shares the same window.
  * Over the limit: 429 with `X-Retry-After` (seconds), as Better Auth answers.
  */
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../config.ts';
 import type { EntityManager } from '../kit/db.ts';
@@ -39,6 +40,8 @@ export async function hit(
   max = RATE_LIMIT_MAX,
   windowSeconds = RATE_LIMIT_WINDOW_SECONDS,
 ): Promise<number | null> {
+  // rate_limits.key is a varchar(255): a key naming a long email (was a 500) is kept as its digest.
+  if (key.length > 200) key = `sha256:${createHash('sha256').update(key).digest('base64url')}`;
   const rows = await em.getConnection().execute<{ count: number; retry_after: string }[]>(
     `insert into rate_limits (key, count, window_start) values (?, 1, now())
      on conflict (key) do update set
