@@ -27,6 +27,8 @@ import {
 } from './admin-helpers.ts';
 
 const PASSWORD = 'correct horse battery';
+/** A 1×1 PNG. */
+const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 let srv: TestServer;
 let browser: Browser;
@@ -113,11 +115,15 @@ describe('seller console', () => {
     await page.getByLabel('Suggested amount').fill('15');
     await page.getByRole('combobox', { name: 'Benefits' }).click();
     await page.getByRole('option', { name: 'Pro license' }).click();
+    // An image, uploaded through the files API (multipart, presigned part URLs).
+    await page.locator('input[type=file][accept="image/*"]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PIXEL_PNG });
+    await page.getByRole('button', { name: 'Remove cover.png' }).waitFor();
     await expectAccessible(page, 'product create');
     await shot(page, 'admin-product-create');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Pay what you want (min. USD 5.00)').waitFor();
     await page.getByText('Pro license · License keys').waitFor();
+    await page.getByRole('img', { name: 'cover.png' }).waitFor();
 
     // Its checkout link, copied.
     await page.getByRole('button', { name: 'Copy checkout link' }).click();

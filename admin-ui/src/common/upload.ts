@@ -43,7 +43,8 @@ export async function uploadFile(
 ): Promise<UploadedFile> {
   const parts = [];
   for (let start = 0, n = 1; start < Math.max(file.size, 1); start += PART_SIZE, n++) {
-    parts.push({ number: n, chunk_start: start, chunk_end: Math.min(file.size, start + PART_SIZE) - 1 });
+    // chunk_end is exclusive, as Polar's: the parts cover [0, size).
+    parts.push({ number: n, chunk_start: start, chunk_end: Math.min(file.size, start + PART_SIZE) });
   }
   const created = await api<FileCreated>('/v1/files/', {
     body: {
@@ -58,7 +59,7 @@ export async function uploadFile(
   const loaded = new Map<number, number>();
   const done = await Promise.all(
     created.upload.parts.map(async (part) => {
-      const etag = await putPart(part.url, file.slice(part.chunk_start, part.chunk_end + 1), part.headers ?? {}, (bytes) => {
+      const etag = await putPart(part.url, file.slice(part.chunk_start, part.chunk_end), part.headers ?? {}, (bytes) => {
         loaded.set(part.number, bytes);
         onProgress([...loaded.values()].reduce((a, b) => a + b, 0) / Math.max(file.size, 1));
       });
