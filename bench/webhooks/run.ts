@@ -151,7 +151,13 @@ for (const [key, at] of received) {
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
 const seconds = (lastReceipt - started) / 1000;
-const { rows: pending } = await db.query(`select count(*)::int as n from webhook_events where succeeded is not true`);
+// The receiver answers before the worker records the attempt: give the last batch's record a moment.
+let pending: { n: number }[] = [];
+for (let i = 0; i < 100; i++) {
+  ({ rows: pending } = await db.query(`select count(*)::int as n from webhook_events where succeeded is not true`));
+  if (pending[0]!.n === 0) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
 console.log(
   JSON.stringify(
     {
@@ -164,7 +170,7 @@ console.log(
       commit_to_receipt_ms: { p50: pct(50), p99: pct(99) },
       lost: expected - received.size,
       duplicates,
-      webhook_events_not_succeeded: pending[0].n,
+      webhook_events_not_succeeded: pending[0]!.n,
       machine: { cores: os.cpus().length, load: os.loadavg().map((l) => Number(l.toFixed(2))) },
     },
     null,
