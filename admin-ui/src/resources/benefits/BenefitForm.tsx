@@ -194,7 +194,7 @@ const TypeFields = () => (
 
 const Fields = ({ edit = false }: { edit?: boolean }) => (
   <>
-    <SelectInput source="type" label="Type" choices={benefitTypes} validate={required()} disabled={edit} />
+    <SelectInput source="type" label="Type" choices={benefitTypes} validate={required()} readOnly={edit} />
     <TextInput source="description" label="Description" helperText="What the customer gets, 3 to 42 characters" validate={[required(), minLength(3), maxLength(42)]} fullWidth />
     <TypeFields />
   </>

@@ -43,7 +43,7 @@ const toBody = (d: { type: string; slug: string; name: string; properties?: Reco
 
 const Fields = ({ edit = false }: { edit?: boolean }) => (
   <>
-    <SelectInput source="type" choices={types} validate={required()} disabled={edit} />
+    <SelectInput source="type" choices={types} validate={required()} readOnly={edit} />
     <TextInput source="name" validate={required()} fullWidth />
     <TextInput source="slug" validate={[required(), regex(/^[a-z0-9_-]+$/, 'Lower-case letters, digits, - and _')]} helperText="The key in custom_field_data" />
     <TextInput source="properties.form_label" label="Label shown to buyers" fullWidth />

@@ -6,7 +6,6 @@
 import { useState } from 'react';
 import {
   ArrayInput,
-  AutocompleteInput,
   Create,
   CreateButton,
   DataTable,
@@ -16,7 +15,6 @@ import {
   FunctionField,
   Labeled,
   List,
-  ReferenceInput,
   SearchInput,
   SelectInput,
   Show,
@@ -27,6 +25,7 @@ import {
   TextInput,
   TopToolbar,
   required,
+  useGetList,
   useRecordContext,
 } from 'react-admin';
 import { useQuery } from '@tanstack/react-query';
@@ -170,6 +169,7 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 const Quantities = () => {
   const meter = useRecordContext<Meter>();
   const [customerId, setCustomerId] = useState<string | null>(null);
+  const { data: customers } = useGetList<{ id: string; email: string }>('customers', { pagination: { page: 1, perPage: 100 }, sort: { field: 'email', order: 'ASC' } });
   const [interval, setInterval] = useState('day');
   const [start] = useState(() => isoDay(new Date(Date.now() - 29 * 86400_000)));
   const { data, error } = useQuery({
@@ -189,15 +189,14 @@ const Quantities = () => {
   return (
     <Box sx={{ width: '100%' }}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ mb: 1, alignItems: { sm: 'center' } }}>
-        <ReferenceInput source="__customer" reference="customers">
-          <AutocompleteInput
-            optionText="email"
-            label="Customer (all when empty)"
-            filterToQuery={(q) => ({ q })}
-            onChange={(v: string | null) => setCustomerId(v || null)}
-            sx={{ minWidth: 280 }}
-          />
-        </ReferenceInput>
+        <MuiTextField select size="small" label="Customer" value={customerId ?? ''} onChange={(e) => setCustomerId(e.target.value || null)} sx={{ minWidth: 280 }}>
+          <MenuItem value="">All customers</MenuItem>
+          {(customers ?? []).map((c) => (
+            <MenuItem key={c.id} value={c.id}>
+              {c.email}
+            </MenuItem>
+          ))}
+        </MuiTextField>
         <MuiTextField select size="small" label="Interval" value={interval} onChange={(e) => setInterval(e.target.value)} sx={{ minWidth: 140 }}>
           {['hour', 'day', 'week', 'month'].map((i) => (
             <MenuItem key={i} value={i}>
