@@ -167,6 +167,15 @@ async function attachBenefits(productId: Identifier, benefits: string[]): Promis
   return json as RaRecord;
 }
 
+/** Files have no `GET /v1/files/{id}`: read them through the list's `ids` filter. */
+async function filesByIds(ids: Identifier[]): Promise<RaRecord[]> {
+  const url = new URL(`${API_URL}/files/`, window.location.origin);
+  url.searchParams.set('limit', '100');
+  for (const id of ids) url.searchParams.append('ids', String(id));
+  const { json } = await httpClient(`${url.pathname}${url.search}`);
+  return ((json as { items: RaRecord[] }).items ?? []) as RaRecord[];
+}
+
 function scopedFilter(resource: string, filter: Record<string, unknown> = {}): Record<string, unknown> {
   const org = currentOrganizationId();
   return org && !UNSCOPED_LISTS.has(resource) ? { organization_id: org, ...filter } : filter;
@@ -195,10 +204,19 @@ export const dataProvider: DataProvider = {
   getManyReference: (resource: string, params: GetManyReferenceParams) =>
     base.getManyReference(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),
 
-  getOne: (resource, params) => base.getOne(pathOf(resource), params),
+  getOne: async (resource, params) => {
+    if (resource === 'files') {
+      const [file] = await filesByIds([params.id]);
+      if (!file) throw new HttpError('This file does not exist.', 404);
+      return { data: file };
+    }
+    return base.getOne(pathOf(resource), params);
+  },
 
-  // The API has no generic `?id=` filter on every collection: fetch the few records one by one.
+  // The API has no generic `?id=` filter on every collection: fetch the few records one by one
+  // (files, which cannot be read one by one, by their `ids` filter).
   getMany: async (resource, params) => {
+    if (resource === 'files') return { data: await filesByIds(params.ids) };
     const records = await Promise.all(
       params.ids.map((id) => base.getOne(pathOf(resource), { id, signal: params.signal }).then(({ data }) => data)),
     );
