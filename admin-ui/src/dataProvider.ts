@@ -16,6 +16,10 @@ import {
   type DeleteParams,
   type GetListParams,
   type GetListResult,
+  type GetManyParams,
+  type GetManyResult,
+  type GetOneParams,
+  type GetOneResult,
   type GetManyReferenceParams,
   type Identifier,
   type RaRecord,
@@ -204,21 +208,21 @@ export const dataProvider: DataProvider = {
   getManyReference: (resource: string, params: GetManyReferenceParams) =>
     base.getManyReference(pathOf(resource), { ...params, filter: scopedFilter(resource, params.filter) }),
 
-  getOne: async (resource, params) => {
+  getOne: async <R extends RaRecord>(resource: string, params: GetOneParams<R>): Promise<GetOneResult<R>> => {
     if (resource === 'files') {
       const [file] = await filesByIds([params.id]);
       if (!file) throw new HttpError('This file does not exist.', 404);
-      return { data: file };
+      return { data: file as R };
     }
-    return base.getOne(pathOf(resource), params);
+    return base.getOne<R>(pathOf(resource), params);
   },
 
   // The API has no generic `?id=` filter on every collection: fetch the few records one by one
   // (files, which cannot be read one by one, by their `ids` filter).
-  getMany: async (resource, params) => {
-    if (resource === 'files') return { data: await filesByIds(params.ids) };
+  getMany: async <R extends RaRecord>(resource: string, params: GetManyParams<R>): Promise<GetManyResult<R>> => {
+    if (resource === 'files') return { data: (await filesByIds(params.ids)) as R[] };
     const records = await Promise.all(
-      params.ids.map((id) => base.getOne(pathOf(resource), { id, signal: params.signal }).then(({ data }) => data)),
+      params.ids.map((id) => base.getOne<R>(pathOf(resource), { id, signal: params.signal }).then(({ data }) => data)),
     );
     return { data: records };
   },
