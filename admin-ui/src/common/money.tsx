@@ -44,6 +44,10 @@ export const toMinor = (major: number | string | null | undefined, currency: str
 export const toMajor = (minor: number | null | undefined, currency: string | null | undefined): number | null =>
   minor === null || minor === undefined ? null : minor / 10 ** fractionDigits(currency ?? 'usd');
 
+/** A date-time input's local value → ISO 8601 with an offset, as the API requires (empty → null). */
+export const toIsoDateTime = (value: string | Date | null | undefined): string | null =>
+  value ? new Date(value).toISOString() : null;
+
 export function formatDate(value: string | null | undefined, withTime = true): string {
   if (!value) return '—';
   const d = new Date(value);

@@ -20,7 +20,7 @@ import {
 } from 'react-admin';
 import { Box } from '@mui/material';
 import { currencies } from '../../common/choices.ts';
-import { DateTimeField, formatMoney, toMajor, toMinor } from '../../common/money.tsx';
+import { DateTimeField, toIsoDateTime, formatMoney, toMajor, toMinor } from '../../common/money.tsx';
 
 interface Discount {
   id: string;
@@ -102,8 +102,8 @@ const Fields = () => (
       {({ formData }) => (formData.duration === 'repeating' ? <NumberInput source="duration_in_months" label="Months" min={1} validate={required()} /> : null)}
     </FormDataConsumer>
     <Box sx={{ display: 'flex', gap: 2, flexWrap: 'wrap' }}>
-      <DateTimeInput source="starts_at" label="Starts" />
-      <DateTimeInput source="ends_at" label="Ends" />
+      <DateTimeInput source="starts_at" parse={toIsoDateTime} label="Starts" />
+      <DateTimeInput source="ends_at" parse={toIsoDateTime} label="Ends" />
       <NumberInput source="max_redemptions" label="Maximum redemptions" min={1} />
     </Box>
     <ReferenceArrayInput source="product_ids" reference="products" perPage={100}>

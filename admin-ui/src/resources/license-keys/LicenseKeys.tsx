@@ -15,7 +15,7 @@ import {
 } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
-import { DateTimeField, formatDate } from '../../common/money.tsx';
+import { DateTimeField, toIsoDateTime, formatDate } from '../../common/money.tsx';
 import { StatusField } from '../../common/StatusChip.tsx';
 
 interface LicenseKey {
@@ -107,7 +107,7 @@ export const LicenseKeyEdit = () => (
       <NumberInput source="usage" min={0} />
       <NumberInput source="limit_usage" label="Usage limit" min={1} />
       <NumberInput source="limit_activations" label="Activation limit" min={1} max={50} />
-      <DateTimeInput source="expires_at" label="Expires" />
+      <DateTimeInput source="expires_at" parse={toIsoDateTime} label="Expires" />
       <Labeled label="Activations" fullWidth>
         <Activations />
       </Labeled>
