@@ -281,3 +281,36 @@ describe('embedded checkout', () => {
     await context.close();
   });
 });
+
+describe('a buyer who types an existing customer’s email (issue #23)', () => {
+  it('gets a portal that shows only what this checkout bought, never the customer’s earlier orders or cards', async () => {
+    // The victim bought a paid plan earlier and has a saved card.
+    const victimEmail = `victim-${Date.now()}@example.com`;
+    const paid = await s.product({ name: 'Victim private plan', prices: [{ amount_type: 'fixed', price_amount: 2500 }] });
+    const earlier = await s.checkout({ product_id: paid.id });
+    const confirmed = await s.call('POST', `/v1/checkouts/client/${earlier.client_secret}/confirm`, { customer_email: victimEmail, customer_name: 'Vic Tim', customer_billing_address: { country: 'US' }, confirmation_token_id: 'tok_visa' }, null);
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    await until(async () => (await s.checkoutStatus(earlier.id)).status === 'succeeded');
+
+    // The attacker takes a free product through the hosted checkout and types the victim's email.
+    const free = await s.product({ name: 'Attacker freebie', prices: [{ amount_type: 'free' }] });
+    const c = await s.checkout({ product_id: free.id });
+    const { context, page } = await newPage(browser);
+    await open(page, c.client_secret);
+    await page.getByLabel('Email').fill(victimEmail);
+    await page.getByRole('button', { name: 'Get it for free' }).click();
+    await page.getByRole('heading', { name: 'Thank you for your purchase!' }).waitFor();
+    await page.getByRole('link', { name: 'Go to your customer portal' }).click();
+    await page.getByRole('button', { name: 'Sign in to see all your purchases' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Customer portal' }).getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('link', { name: 'Attacker freebie' }).waitFor();
+    await expect(page.getByText('Victim private plan').count()).resolves.toBe(0);
+    await shot(page, 'checkout-takeover-orders');
+
+    await page.getByRole('navigation', { name: 'Customer portal' }).getByRole('link', { name: 'Payment methods' }).click();
+    await page.getByText('No saved cards.').waitFor();
+    await expect(page.getByText('4242').count()).resolves.toBe(0);
+    await context.close();
+  });
+});
