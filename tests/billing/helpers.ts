@@ -4,7 +4,6 @@
  * event ingested before a renewal is billed by it), and seeding of metered products and events.
  */
 import { randomUUID } from 'node:crypto';
-import { createDeps, closeDeps } from '../../api/src/deps.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Discount } from '../../api/src/modules/discounts/entities.ts';
 import { insertEvents } from '../../api/src/modules/events/service.ts';
@@ -17,43 +16,10 @@ import { periodEnd } from '../../api/src/modules/pricing/index.ts';
 import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { TaxRate } from '../../api/src/modules/tax-rates/entities.ts';
-import { createSubscriptionActivities } from '../../workers/src/activities/subscriptions.activities.ts';
-import { createTestDatabase, testConfig } from '../harness.ts';
-import { dropDatabase } from '../../infra/src/services.ts';
-import { timeSkippingEnv, timeSkippingWorker } from '../time-skipping.ts';
-import type { Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
+import { startLifecycle, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
 
-export async function startBilling(): Promise<Lifecycle> {
-  const databaseUrl = await createTestDatabase();
-  const cfg = testConfig({ DATABASE_URL: databaseUrl, USAGE_SETTLE_SECONDS: '0' });
-  const deps = await createDeps(cfg, 'test');
-  const env = await timeSkippingEnv();
-  const taskQueue = `billing-${randomUUID()}`;
-  const benefitCalls: Lifecycle['benefitCalls'] = [];
-  const mails: Lifecycle['mails'] = [];
-  const worker = await timeSkippingWorker(env, taskQueue, {
-    ...createSubscriptionActivities(deps),
-    async requestBenefitAction(action: 'grant' | 'revoke', scope: Lifecycle['benefitCalls'][number]['scope']) {
-      benefitCalls.push({ action, scope });
-    },
-    async sendNotification(input: Lifecycle['mails'][number]) {
-      mails.push(input);
-      return { sent: true };
-    },
-  });
-  return {
-    env,
-    deps,
-    worker,
-    taskQueue,
-    benefitCalls,
-    mails,
-    async close() {
-      await env.teardown();
-      await closeDeps(deps);
-      await dropDatabase(databaseUrl).catch(() => {});
-    },
-  };
+export function startBilling(): Promise<Lifecycle> {
+  return startLifecycle({ USAGE_SETTLE_SECONDS: '0' });
 }
 
 export interface MeteredSeed {

@@ -9,7 +9,7 @@ import { MeteredBilling } from '../../api/src/modules/usage/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
-import { envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
+import { amounts, envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
 import { credit, ingest, seedMetered, startBilling } from './helpers.ts';
 
 const HOUR = 3_600_000;
@@ -24,14 +24,6 @@ afterAll(async () => {
   lc?.worker.shutdown();
   await running;
   await lc?.close();
-});
-
-const amounts = (o: { subtotalAmount: number; discountAmount: number; netAmount: number; taxAmount: number; totalAmount: number }) => ({
-  subtotal: o.subtotalAmount,
-  discount: o.discountAmount,
-  net: o.netAmount,
-  tax: o.taxAmount,
-  total: o.totalAmount,
 });
 
 async function renewed(subscriptionId: string, k: number) {

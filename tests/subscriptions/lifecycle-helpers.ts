@@ -48,9 +48,10 @@ export interface Lifecycle {
   close(): Promise<void>;
 }
 
-export async function startLifecycle(): Promise<Lifecycle> {
+/** `overrides`: configuration of the test's worker (e.g. USAGE_SETTLE_SECONDS). */
+export async function startLifecycle(overrides: Record<string, string> = {}): Promise<Lifecycle> {
   const databaseUrl = await createTestDatabase();
-  const cfg = testConfig({ DATABASE_URL: databaseUrl });
+  const cfg = testConfig({ ...overrides, DATABASE_URL: databaseUrl });
   const deps = await createDeps(cfg, 'test');
   const env = await timeSkippingEnv();
   const taskQueue = `subscriptions-${randomUUID()}`;
@@ -270,3 +271,12 @@ export function countTypes(events: { type: string }[]): Record<string, number> {
   for (const e of events) out[e.type] = (out[e.type] ?? 0) + 1;
   return out;
 }
+
+/** An order's money figures, for comparing whole orders in one assertion. */
+export const amounts = (o: { subtotalAmount: number; discountAmount: number; netAmount: number; taxAmount: number; totalAmount: number }) => ({
+  subtotal: o.subtotalAmount,
+  discount: o.discountAmount,
+  net: o.netAmount,
+  tax: o.taxAmount,
+  total: o.totalAmount,
+});

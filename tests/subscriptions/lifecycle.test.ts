@@ -27,6 +27,7 @@ import {
   startWorkflow,
   subscriptionRow,
   until,
+  amounts,
   type Lifecycle,
 } from './lifecycle-helpers.ts';
 
@@ -42,14 +43,6 @@ afterAll(async () => {
   lc?.worker.shutdown();
   await running;
   await lc?.close();
-});
-
-const amounts = (o: { subtotalAmount: number; discountAmount: number; netAmount: number; taxAmount: number; totalAmount: number }) => ({
-  subtotal: o.subtotalAmount,
-  discount: o.discountAmount,
-  net: o.netAmount,
-  tax: o.taxAmount,
-  total: o.totalAmount,
 });
 
 async function chargesOf(orderId: string) {

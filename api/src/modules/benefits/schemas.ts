@@ -103,14 +103,7 @@ export function serializeBenefitPublic(b: Benefit): BenefitPublicRead {
 
 export function serializeBenefit(b: Benefit): BenefitRead {
   return {
-    id: b.id,
-    created_at: b.createdAt.toISOString(),
-    modified_at: b.modifiedAt?.toISOString() ?? null,
-    type: b.type,
-    description: b.description,
-    selectable: b.selectable,
-    deletable: b.deletable,
-    organization_id: b.organization.id,
+    ...serializeBenefitPublic(b),
     properties: strategyFor(b.type).serializeProperties(b.properties),
     ...(b.type === 'custom' ? { is_tax_applicable: b.isTaxApplicable } : {}),
   };

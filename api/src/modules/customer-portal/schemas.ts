@@ -9,6 +9,7 @@ import { addressOutSchema, billingAddressSchema, customerEmailSchema, serializeB
 import type { Customer } from '../customers/entities.ts';
 import { BENEFIT_TYPES, type Benefit, type BenefitType } from '../benefits/entities.ts';
 import type { BenefitGrant } from '../benefits/grants.ts';
+import { serializeBenefitPublic } from '../benefits/schemas.ts';
 import { strategyFor } from '../benefits/types/index.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import type { Organization } from '../organizations/entities.ts';
@@ -104,14 +105,7 @@ export const subscriberBenefitSchema = z.object({
 /** Needs `organization` loaded. */
 export function serializeSubscriberBenefit(b: Benefit): z.infer<typeof subscriberBenefitSchema> {
   return {
-    id: b.id,
-    created_at: b.createdAt.toISOString(),
-    modified_at: b.modifiedAt?.toISOString() ?? null,
-    type: b.type,
-    description: b.description,
-    selectable: b.selectable,
-    deletable: b.deletable,
-    organization_id: b.organization.id,
+    ...serializeBenefitPublic(b),
     organization: serializeOrganization(b.organization),
     properties: subscriberProperties(b),
   };
