@@ -289,6 +289,8 @@ describe('seller console', () => {
     const delivery = page.getByRole('table', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'product.updated' });
     await until(async () => {
       await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+      // Let the refetch finish before looking (a click every 250 ms cancelled each one before it answered).
+      await page.getByRole('progressbar', { name: 'Loading' }).waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
       return delivery.first().isVisible();
     });
     await delivery.first().getByText('HTTP 200').first().waitFor();
