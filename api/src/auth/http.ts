@@ -35,6 +35,45 @@ export interface AuthContext {
 
 export type AuthHandler = (ctx: AuthContext) => Promise<unknown>;
 
+/**
+ * One endpoint of /api/auth, declared as data: method, path, optional body/query schemas (parsed into
+ * Better Auth's 400 VALIDATION_ERROR before the handler runs) and the handler, which returns the JSON
+ * answer (or writes the response itself, e.g. a redirect). Files export arrays of these; the router
+ * mounts them in order with `mountAuthEndpoints`.
+ */
+export interface AuthEndpoint {
+  method: 'get' | 'post';
+  path: string;
+  handler: (ctx: AuthContext & { body: any; query: any }) => Promise<unknown>;
+  body?: z.ZodType;
+  query?: z.ZodType;
+}
+
+export function authEndpoint<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(def: {
+  method: 'get' | 'post';
+  path: string;
+  body?: B;
+  query?: Q;
+  handler: (
+    ctx: AuthContext & {
+      body: B extends z.ZodType ? z.output<B> : undefined;
+      query: Q extends z.ZodType ? z.output<Q> : undefined;
+    },
+  ) => Promise<unknown>;
+}): AuthEndpoint {
+  return def as AuthEndpoint;
+}
+
+export function mountAuthEndpoints(router: Router, deps: Deps, endpoints: readonly AuthEndpoint[]) {
+  for (const e of endpoints) {
+    endpoint(router, deps, e.method, e.path, async (ctx) => {
+      const body = e.body ? parseBody(e.body, ctx.req) : undefined;
+      const query = e.query ? parseQuery(e.query, ctx.req) : undefined;
+      return e.handler({ ...ctx, body, query });
+    });
+  }
+}
+
 export function endpoint(router: Router, deps: Deps, method: 'get' | 'post', path: string, handler: AuthHandler) {
   router[method](path, (req: Request, res: Response, next: NextFunction) => {
     handler({ req, res, deps, em: req.em }).then((body) => {
