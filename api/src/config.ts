@@ -3,6 +3,7 @@
  * from here; a wrong or missing value stops the process at start with a message naming the variable.
  */
 import { z } from 'zod/v4';
+import { SOCIAL_PROVIDER_IDS, type SocialProviderId } from './auth/social/ids.ts';
 
 /** Embedded defaults: what `npm start` and the tests run when nothing is overridden. */
 export const DEFAULTS = {
@@ -26,6 +27,25 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** `<PROVIDER>_CLIENT_ID` / `<PROVIDER>_CLIENT_SECRET` of every social provider (unset: not offered). */
+type SocialCredentialVariables = {
+  [K in `${Uppercase<SocialProviderId>}_CLIENT_ID` | `${Uppercase<SocialProviderId>}_CLIENT_SECRET`]: z.ZodOptional<z.ZodString>;
+};
+const socialCredentialVariables = Object.fromEntries(
+  SOCIAL_PROVIDER_IDS.flatMap((id) => [
+    [`${id.toUpperCase()}_CLIENT_ID`, z.string().min(1).optional()],
+    [`${id.toUpperCase()}_CLIENT_SECRET`, z.string().min(1).optional()],
+  ]),
+) as SocialCredentialVariables;
+
+const socialEndpoint = z.object({
+  authorization: z.url().optional(),
+  token: z.url().optional(),
+  userinfo: z.url().optional(),
+  jwks: z.url().optional(),
+  issuer: z.string().min(1).optional(),
+});
+
 const DEV_SECRET = 'emporia-development-secret-do-not-use-in-production';
 
 export const configSchema = z
@@ -44,6 +64,7 @@ export const configSchema = z
 
     TEMPORAL_ADDRESS: hostPort.default(`127.0.0.1:${DEFAULTS.TEMPORAL_PORT}`),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_RETENTION_DAYS: z.coerce.number().min(1).max(3650).default(1),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('emporia'),
     TEMPORAL_UI_URL: url('Temporal Web UI').default(`http://localhost:${DEFAULTS.TEMPORAL_UI_PORT}`),
 
@@ -145,6 +166,12 @@ export const configSchema = z
     /** Serve the built admin and portal UIs from the API process. */
     SERVE_UI: bool.default(true),
 
+    /** OAuth2 provider (docs/oauth2.md): lifetimes of access and refresh tokens. */
+    OAUTH2_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+    OAUTH2_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(300).max(365 * 24 * 3600).default(30 * 24 * 3600),
+    /** Id-token signing keys older than this are replaced by a new one (the old key stays in the JWKS one more period). */
+    OAUTH2_SIGNING_KEY_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+
     /**
      * Origins (besides PUBLIC_URL's) that auth redirects (callbackURL, redirectTo, …) and the Origin
      * header of cookie-bearing auth POSTs may name: comma-separated, `https://app.example.com` or a
@@ -183,6 +210,38 @@ export const configSchema = z
     REQUIRE_EMAIL_VERIFICATION: bool.default(false),
     /** Account deletion is confirmed through a mailed link (GET /api/auth/delete-user/callback). */
     DELETE_USER_VERIFICATION: bool.default(false),
+    ...socialCredentialVariables,
+    /**
+     * Social provider endpoints replacing the built-in ones (a provider speaking the same protocol
+     * elsewhere, e.g. a local OpenID provider in tests): JSON `{"google": {"authorization": "…",
+     * "token": "…", "userinfo": "…", "jwks": "…", "issuer": "…"}}`.
+     */
+    SOCIAL_PROVIDER_ENDPOINTS: z
+      .string()
+      .default('{}')
+      .transform((v, ctx) => {
+        try {
+          return JSON.parse(v) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.partialRecord(z.enum(SOCIAL_PROVIDER_IDS), socialEndpoint)),
+    /** Providers whose accounts link to an existing user with the same e-mail even when it is unverified there. */
+    SOCIAL_TRUSTED_PROVIDERS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(SOCIAL_PROVIDER_IDS))),
+    /** unlink-account may remove a user's last account (they could no longer sign in). */
+    SOCIAL_ALLOW_UNLINKING_ALL: bool.default(false),
+    /** Social sign-in creates new users only when the request asks for it (`requestSignUp`). */
+    SOCIAL_DISABLE_IMPLICIT_SIGN_UP: bool.default(false),
+    /** Bearer token for GET /metrics (API and worker); unset: only loopback clients may scrape (docs/operations.md). */
+    METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+    /** Port of the worker's Prometheus listener (GET /metrics); unset: the worker exposes no metrics. */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.PAYMENT_PROCESSOR === 'stripe' && !c.STRIPE_SECRET_KEY) {

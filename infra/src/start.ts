@@ -8,6 +8,7 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import { ConfigError, loadConfig, type Config } from '../../api/src/config.ts';
 import { ROOT, ensureDatabase, startBackingServices, stopAll, waitFor, type Running } from './services.ts';
+import { describeFootprint, footprint, setRetention } from './temporal-housekeeping.ts';
 
 function loadOrExit(): Config {
   try {
@@ -74,6 +75,11 @@ const fail = () => shutdown().finally(() => process.exit(1));
 try {
   services = await startBackingServices(cfg, process.env, log);
   await ensureDatabase(cfg.DATABASE_URL);
+  // The embedded dev server keeps closed runs for TEMPORAL_RETENTION_DAYS; an external cluster is its operator's.
+  if (services.find((s) => s.name === 'temporal')?.started) {
+    await setRetention(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, cfg.TEMPORAL_RETENTION_DAYS);
+    log(`temporal: ${describeFootprint(await footprint(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE))}; closed runs kept ${cfg.TEMPORAL_RETENTION_DAYS} day(s); \`npm run reset\` empties local data`);
+  }
 } catch (err) {
   console.error(`[stack] could not start: ${(err as Error).message}`);
   await fail();
