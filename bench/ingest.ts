@@ -32,6 +32,7 @@ import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
 import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
 import { initOrm } from '../api/src/kit/db.ts';
+import { allEntities } from '../api/src/modules/entities.ts';
 import { Meter } from '../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
 
@@ -309,7 +310,7 @@ async function main() {
   const rangeEnd = new Date();
   const range = `start_timestamp=${rangeStart.toISOString()}&end_timestamp=${rangeEnd.toISOString()}&interval=day`;
   const customerFilter = byExternalId ? `external_customer_id=${customers[0]!.ext}` : `customer_id=${customers[0]!.id}`;
-  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never);
+  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never, allEntities);
   const stats = (times: number[]) => {
     times.sort((a, b) => a - b);
     return `p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms`;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../api/src/config.ts';
 import { initOrm, migrate } from '../api/src/kit/db.ts';
+import { allEntities } from '../api/src/modules/entities.ts';
 import {
   DATA_DIR,
   dropStaleTestDatabases,
@@ -34,7 +35,7 @@ export default async function setup(_project: TestProject) {
   running = await startBackingServices(base, process.env, () => {}, { temporalDbFile: null });
   await dropStaleTestDatabases(base.DATABASE_URL, dbName);
   await ensureDatabase(dbUrl.toString(), { recreate: true });
-  const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 });
+  const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 }, allEntities);
   await migrate(orm);
   await orm.close();
 

@@ -20,7 +20,7 @@ import { buildOpenApi, DOCS_HTML, DOCS_SCRIPT } from './kit/openapi.ts';
 import { authenticate } from './kit/principals.ts';
 import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
-import { allRoutes } from './modules/index.ts';
+import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

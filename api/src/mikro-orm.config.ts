@@ -1,13 +1,15 @@
-import { defineConfig } from '@mikro-orm/postgresql';
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { entities } from './entities.ts';
 import type { Config } from './config.ts';
+
+export type EntityList = NonNullable<Options['entities']>;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export function ormConfig(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {
+/** The ORM configuration; the caller passes the entity list (the modules' registry, `modules/entities.ts`). */
+export function ormConfig(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, entities: EntityList) {
   return defineConfig({
     clientUrl: cfg.DATABASE_URL,
     entities,

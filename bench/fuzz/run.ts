@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../api/src/config.ts';
 import { initOrm, migrate } from '../../api/src/kit/db.ts';
+import { allEntities } from '../../api/src/modules/entities.ts';
 import { DATA_DIR, dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { bundleWorkflows } from '../../workers/src/worker.ts';
 
@@ -31,7 +32,7 @@ const dbUrl = new URL(base.DATABASE_URL);
 dbUrl.pathname = `${dbUrl.pathname}_bench_fuzz`;
 const DATABASE_URL = dbUrl.toString();
 await ensureDatabase(DATABASE_URL, { recreate: true });
-const orm = await initOrm({ DATABASE_URL, DATABASE_POOL_MAX: 2 });
+const orm = await initOrm({ DATABASE_URL, DATABASE_POOL_MAX: 2 }, allEntities);
 await migrate(orm);
 await orm.close();
 

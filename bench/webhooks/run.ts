@@ -22,6 +22,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../api/src/config.ts';
 import { initOrm, migrate } from '../../api/src/kit/db.ts';
+import { allEntities } from '../../api/src/modules/entities.ts';
 import { sealSecret } from '../../api/src/modules/webhooks/service.ts';
 import { outboxDispatcherWorkflowId } from '../../workflows/src/ids.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
@@ -44,7 +45,7 @@ const DATABASE_URL = dbUrl.toString();
 const taskQueue = `bench-webhooks-${randomUUID().slice(0, 8)}`;
 
 await ensureDatabase(DATABASE_URL, { recreate: true });
-const orm = await initOrm({ DATABASE_URL, DATABASE_POOL_MAX: 2 });
+const orm = await initOrm({ DATABASE_URL, DATABASE_POOL_MAX: 2 }, allEntities);
 await migrate(orm);
 await orm.close();
 

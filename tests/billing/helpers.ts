@@ -11,7 +11,6 @@ import { METER_CREDITED_EVENT } from '../../api/src/modules/benefits/types/meter
 import { Meter } from '../../api/src/modules/meters/entities.ts';
 import { Organization } from '../../api/src/modules/organizations/entities.ts';
 import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
-import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
 import { periodEnd } from '../../api/src/modules/pricing/index.ts';
 import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
@@ -52,7 +51,7 @@ export async function seedMetered(
   },
 ): Promise<MeteredSeed> {
   const em = lc.deps.orm.em.fork();
-  const processor = processorFor(lc.deps.cfg, lc.deps.orm);
+  const processor = lc.deps.processor;
   const slug = `org-${randomUUID().slice(0, 8)}`;
   const org = opts.orgId
     ? em.getReference(Organization, opts.orgId)

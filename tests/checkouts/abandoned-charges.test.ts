@@ -11,7 +11,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkout, CheckoutChargeAttempt, type ChargeRequest } from '../../api/src/modules/checkouts/entities.ts';
-import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
 import { SandboxCharge, SandboxRefund } from '../../api/src/modules/payments/sandbox-entities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { createProduct } from './helpers.ts';
@@ -32,7 +31,7 @@ const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.com`;
 
 /** What a confirmation had done when it died: its attempt written and, if `charged`, the processor called. */
 async function deadConfirmation(checkoutId: string, token: string, amount: number, charged: boolean) {
-  const processor = processorFor(srv.deps.cfg, srv.deps.orm);
+  const processor = srv.deps.processor;
   const buyerEmail = email('dead');
   const customer = await processor.createCustomer({ email: buyerEmail, name: null, idempotencyKey: `checkout:${checkoutId}:customer:${buyerEmail}` });
   const request: ChargeRequest = {

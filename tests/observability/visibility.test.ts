@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
 import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
@@ -104,7 +103,7 @@ describe('finding runs by customer and organization', { timeout: SLOW }, () => {
     // ends now: the workflow, told its schedule changed, renews at once and the charge is declined.
     const em = env.srv.deps.orm.em.fork();
     const customer = await em.findOneOrFail(Customer, { id: p.customerId });
-    const processor = processorFor(env.srv.deps.cfg, env.srv.deps.orm);
+    const processor = env.srv.deps.processor;
     const saved = await processor.setupPaymentMethod({
       confirmationTokenId: 'tok_chargeCustomerFail',
       processorCustomerId: customer.processorCustomerId!,

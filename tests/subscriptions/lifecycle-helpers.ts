@@ -13,7 +13,6 @@ import { Discount } from '../../api/src/modules/discounts/entities.ts';
 import { Order } from '../../api/src/modules/orders/entities.ts';
 import { Organization } from '../../api/src/modules/organizations/entities.ts';
 import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
-import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
 import { periodEnd } from '../../api/src/modules/pricing/index.ts';
 import { Product, ProductBenefit, ProductPrice } from '../../api/src/modules/products/entities.ts';
 import { Benefit } from '../../api/src/modules/benefits/entities.ts';
@@ -129,7 +128,7 @@ export async function seedSubscription(
   },
 ): Promise<Seeded> {
   const em = lc.deps.orm.em.fork();
-  const processor = processorFor(lc.deps.cfg, lc.deps.orm);
+  const processor = lc.deps.processor;
   const slug = `org-${randomUUID().slice(0, 8)}`;
   const org = em.create(Organization, {
     name: `Org ${slug}`,

@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
-import { processorFor } from '../../api/src/modules/checkouts/confirm.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
 import { setSandboxCardOutcome } from '../../api/src/modules/payments/sandbox.ts';
 import { addMonths, cycleStart } from '../../api/src/modules/pricing/index.ts';
@@ -196,7 +195,7 @@ describe('failed renewals', () => {
     expect((await subscriptionRow(lc, s.subscriptionId)).status).toBe('past_due');
 
     // The customer saves a working card; the second retry (5 days later) pays.
-    const processor = processorFor(lc.deps.cfg, lc.deps.orm);
+    const processor = lc.deps.processor;
     const em = lc.deps.orm.em.fork();
     const customer = await em.findOneOrFail(PaymentMethod, { customer: s.customerId }, { populate: ['customer'] });
     const saved = await processor.setupPaymentMethod({

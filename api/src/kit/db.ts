@@ -2,12 +2,13 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
-import { ormConfig } from '../mikro-orm.config.ts';
+import { ormConfig, type EntityList } from '../mikro-orm.config.ts';
 
 export type { EntityManager };
 
-export async function initOrm(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(cfg));
+/** Opens the ORM over `entities` (the composition root passes `allEntities` from modules/entities.ts). */
+export async function initOrm(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, entities: EntityList): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(cfg, entities));
 }
 
 /** Applies every committed migration that has not run yet; returns their names. */

@@ -5,12 +5,18 @@
  */
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod/v4';
-import type { Deps } from '../deps.ts';
 import type { EntityManager } from './db.ts';
 import { authorize, type AuthRequirement, type Principal } from './principals.ts';
 import { RequestValidationError } from './errors.ts';
 import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
+
+/**
+ * What handlers receive as `ctx.deps`. Empty here (kit knows nothing of the modules); the composition
+ * root, `deps.ts`, merges its `Deps` into it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface HandlerDeps {}
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -23,7 +29,7 @@ export interface HandlerContext<P, Q, B> {
   body: B;
   principal: Principal;
   em: EntityManager;
-  deps: Deps;
+  deps: HandlerDeps;
 }
 
 export interface RouteSpec<
@@ -59,7 +65,7 @@ export function route<
 /** Every declared route, for the OpenAPI document. */
 export const registry: RouteSpec[] = [];
 
-export function mount(router: Router, deps: Deps, routes: RouteSpec[]): void {
+export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): void {
   for (const spec of routes) {
     if (!registry.includes(spec)) registry.push(spec);
     router[spec.method](spec.path, async (req: Request, res: Response) => {

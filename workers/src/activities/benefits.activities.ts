@@ -6,7 +6,6 @@
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { applyBenefitAction, type BenefitActionInput, type BenefitActionResult } from '@emporia/api/src/modules/benefits/grant-actions.ts';
-import { createIntegrations, type Integrations } from '@emporia/api/src/modules/benefits/integrations.ts';
 import {
   requestBenefitAction,
   runBenefitRequests,
@@ -15,7 +14,8 @@ import {
   type BenefitScope,
 } from '@emporia/api/src/modules/benefits/lifecycle.ts';
 
-export function createBenefitActivities(deps: Deps, integrations: Integrations = createIntegrations(deps.cfg)) {
+export function createBenefitActivities(deps: Deps) {
+  const { integrations } = deps;
   const { orm, log } = deps;
   return {
     /** Requests `action` for every benefit of the product, for the customer and scope. */

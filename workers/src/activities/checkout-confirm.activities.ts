@@ -3,8 +3,6 @@
  * enforced by unique constraints) and runs on its own EntityManager fork; see orders/fulfilment.ts.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
-import { createIntegrations, type Integrations } from '@emporia/api/src/modules/benefits/integrations.ts';
-import { processorFor } from '@emporia/api/src/modules/checkouts/confirm.ts';
 import {
   compensateCheckout,
   createOrderForCheckout,
@@ -22,9 +20,10 @@ import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '@e
 import type { RunMetadata } from '@emporia/workflows/metadata';
 import { faultPoint, withFaultPoints } from '../fault-injection.ts';
 
-export function createCheckoutConfirmActivities(deps: Deps, integrations: Integrations = createIntegrations(deps.cfg)) {
+export function createCheckoutConfirmActivities(deps: Deps) {
+  const { integrations } = deps;
   const { orm, cfg } = deps;
-  const processor = () => processorFor(cfg, orm);
+  const processor = () => deps.processor;
   return {
     /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */
     async fulfilStep(checkoutId: string): Promise<(FulfilResult & { subscriptionRun?: RunMetadata | null }) | null> {

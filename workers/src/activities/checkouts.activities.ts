@@ -1,7 +1,7 @@
 /** Checkout activities: expiring open checkouts once their time is up, settling abandoned charges. */
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { expireCheckoutById, expireDueCheckouts, type ExpiredBatch } from '@emporia/api/src/modules/checkouts/service.ts';
-import { processorFor, settleAbandonedCharges } from '@emporia/api/src/modules/checkouts/confirm.ts';
+import { settleAbandonedCharges } from '@emporia/api/src/modules/checkouts/confirm.ts';
 
 /** One round of the checkout-expiry sweeper: expired checkouts and settled abandoned charges. */
 export interface SweepRound extends ExpiredBatch {
@@ -33,7 +33,7 @@ export function createCheckoutActivities(deps: Deps) {
     async expireDueCheckouts({ limit }: { limit: number }): Promise<SweepRound> {
       const batch = await expireDueCheckouts(orm.em.fork(), cfg.PUBLIC_URL, limit);
       // Same round: settle charges whose confirmation died before recording their outcome.
-      const charges = await settleAbandonedCharges(orm.em.fork(), processorFor(cfg, orm), {
+      const charges = await settleAbandonedCharges(orm.em.fork(), deps.processor, {
         graceSeconds: cfg.CHECKOUT_CHARGE_SETTLE_SECONDS,
         limit: 20,
       });

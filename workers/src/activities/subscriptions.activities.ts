@@ -8,7 +8,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { ApiError, RequestValidationError } from '@emporia/api/src/kit/errors.ts';
-import { processorFor } from '@emporia/api/src/modules/checkouts/confirm.ts';
 import {
   applyCancel,
   applyProductChange,
@@ -36,9 +35,9 @@ async function rules<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg'>) {
+export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'processor'>) {
   const { orm, cfg } = deps;
-  const processor = () => processorFor(cfg, orm);
+  const processor = () => deps.processor;
   const usage = { settleMs: (cfg.USAGE_SETTLE_SECONDS ?? 10) * 1000 };
   return {
     async subscriptionSchedule(subscriptionId: string) {

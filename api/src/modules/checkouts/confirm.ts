@@ -39,7 +39,7 @@ import { createCustomerSession } from '../customer-sessions/service.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Order } from '../orders/entities.ts';
-import { createProcessor, type PaymentProcessor } from '../payments/index.ts';
+import type { PaymentProcessor } from '../payments/index.ts';
 import { ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
@@ -53,17 +53,6 @@ export const AlreadyActiveSubscriptionError = (detail = 'You already have an act
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
 export { checkoutConfirmSchema, checkoutConfirmedSchema, type CheckoutConfirm } from './schemas.ts';
-
-const processors = new WeakMap<MikroORM, PaymentProcessor>();
-/** One processor per ORM (the sandbox keeps its state in that database). */
-export function processorFor(cfg: Config, orm: MikroORM): PaymentProcessor {
-  let p = processors.get(orm);
-  if (!p) {
-    p = createProcessor(cfg, orm);
-    processors.set(orm, p);
-  }
-  return p;
-}
 
 /** PostgreSQL's lock_not_available (FOR UPDATE NOWAIT on a row another transaction holds). */
 function isLockNotAvailable(err: unknown): boolean {
@@ -229,6 +218,7 @@ async function assertNoActiveSubscription(em: EntityManager, c: Checkout, custom
 export interface ConfirmDeps {
   cfg: Config;
   orm: MikroORM;
+  processor: PaymentProcessor;
 }
 
 /** What step 1 hands to the charge and to step 3. */
@@ -453,7 +443,7 @@ export async function confirmCheckout(
   inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void = () => {},
 ): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
   const p = await prepare(em, clientSecret, input);
-  const processor = processorFor(deps.cfg, deps.orm);
+  const processor = deps.processor;
   let charged: Charged;
   try {
     charged = await charge(em, processor, p);

@@ -11,7 +11,6 @@ import { ApiError, ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { processorFor } from '../checkouts/confirm.ts';
 import { Customer } from '../customers/entities.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import {
@@ -94,7 +93,7 @@ export const routes: RouteSpec[] = [
     async handler({ body, principal, em, deps }) {
       requireFullSession(principal, 'Saving a payment method');
       const { customerId } = asCustomer(principal);
-      const processor = processorFor(deps.cfg, deps.orm);
+      const processor = deps.processor;
       const { result } = await inTransaction(em, async (tx) => {
         const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!customer) throw ResourceNotFound('Customer not found');
@@ -145,7 +144,7 @@ export const routes: RouteSpec[] = [
       });
       // The card stays usable at the processor until detached; a failure here leaves it orphaned
       // there but never chargeable by us (the row is deleted).
-      await processorFor(deps.cfg, deps.orm)
+      await deps.processor
         .detachPaymentMethod(pm.processorId)
         .catch((err: unknown) => deps.log.warn({ err, paymentMethodId: pm.id }, 'payment method detach failed'));
     },

@@ -15,7 +15,6 @@ import { BENEFIT_TYPES } from '../benefits/entities.ts';
 import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
 import { serializeBenefit } from '../benefits/schemas.ts';
 import { updateGrantAsCustomer } from '../benefits/accounts.ts';
-import { createIntegrations } from '../benefits/integrations.ts';
 import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeBillingAddress } from '../customers/schemas.ts';
@@ -231,7 +230,7 @@ export const routes = [
     response: customerBenefitGrantSchema,
     async handler({ params, body, principal, em, deps }) {
       // GitHub / Discord: the account is checked with the provider, then the grant proceeds (benefits/accounts.ts).
-      const integrations = createIntegrations(deps.cfg);
+      const integrations = deps.integrations;
       if (sessionCheckoutId(principal)) {
         // 404 for what the scope does not reach, 403 for its own grants: it may not change them.
         await findCustomerGrant(em, asCustomer(principal), params.id);

@@ -4,17 +4,21 @@
  * `serializePublicFile` needs only the process-wide storage's public URL.
  */
 import type { z } from 'zod/v4';
-import { config } from '../../config.ts';
-import { createStorage, type Storage } from '../../kit/storage.ts';
+import type { Storage } from '../../kit/storage.ts';
 import type { File } from '../files/entities.ts';
 import { productMediaFileSchema, serializePublicFile } from '../files/schemas.ts';
 
 export const productMediaSchema = productMediaFileSchema;
 export type ProductMediaRead = z.infer<typeof productMediaSchema>;
 
-let storage: Storage | undefined;
+let storage: Pick<Storage, 'publicUrl'> | undefined;
+
+/** The process's storage, for the media's public URLs; the composition root (deps.ts) sets it. */
+export function useMediaStorage(s: Pick<Storage, 'publicUrl'>): void {
+  storage = s;
+}
 
 export function serializeProductMedia(f: File): ProductMediaRead {
-  storage ??= createStorage(config());
+  if (!storage) throw new Error('serializeProductMedia: no storage (createDeps sets it)');
   return serializePublicFile(f, storage) as ProductMediaRead;
 }
