@@ -1,9 +1,9 @@
 /**
- * The auth service's request plumbing: one declaration style per endpoint (`endpoint(method, path,
- * handler)`), body/query parsing into Better Auth's 400 VALIDATION_ERROR, and the session of the
- * caller (signed cookie or bearer; cookie cache, expiry, refresh).
+ * The auth service's request plumbing: one declaration style per endpoint (`authEndpoint({...})`),
+ * body/query parsing into Better Auth's 400 VALIDATION_ERROR, and the session of the caller
+ * (signed cookie or bearer; cookie cache, expiry, refresh).
  */
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod/v4';
 import type { Deps } from '../deps.ts';
 import type { EntityManager } from '../kit/db.ts';
@@ -35,29 +35,42 @@ export interface AuthContext {
 
 export type AuthHandler = (ctx: AuthContext) => Promise<unknown>;
 
+/** Who may call an endpoint: anyone (default), a signed-in user, or one signed in recently. */
+export type AuthRequirement = 'session' | 'fresh';
+
 /**
- * One endpoint of /api/auth, declared as data: method, path, optional body/query schemas (parsed into
- * Better Auth's 400 VALIDATION_ERROR before the handler runs) and the handler, which returns the JSON
- * answer (or writes the response itself, e.g. a redirect). Files export arrays of these; the router
- * mounts them in order with `mountAuthEndpoints`.
+ * One endpoint of /api/auth, declared as data: method, path, optional session requirement (checked
+ * first, so an anonymous call is a 401 whatever its body), optional body/query schemas (parsed into
+ * Better Auth's 400 VALIDATION_ERROR before the handler runs), optional Express middleware (e.g. a raw
+ * body parser) and the handler, which returns the JSON answer (or writes the response itself, e.g. a
+ * redirect). Files export arrays of these; the router mounts them in order with `mountAuthEndpoints`.
  */
 export interface AuthEndpoint {
   method: 'get' | 'post';
   path: string;
-  handler: (ctx: AuthContext & { body: any; query: any }) => Promise<unknown>;
+  handler: (ctx: AuthContext & { body: any; query: any; me: any }) => Promise<unknown>;
+  session?: AuthRequirement;
   body?: z.ZodType;
   query?: z.ZodType;
+  middleware?: RequestHandler[];
 }
 
-export function authEndpoint<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(def: {
+export function authEndpoint<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  S extends AuthRequirement | undefined = undefined,
+>(def: {
   method: 'get' | 'post';
   path: string;
+  session?: S;
   body?: B;
   query?: Q;
+  middleware?: RequestHandler[];
   handler: (
     ctx: AuthContext & {
       body: B extends z.ZodType ? z.output<B> : undefined;
       query: Q extends z.ZodType ? z.output<Q> : undefined;
+      me: S extends AuthRequirement ? LoadedSession : undefined;
     },
   ) => Promise<unknown>;
 }): AuthEndpoint {
@@ -66,10 +79,12 @@ export function authEndpoint<B extends z.ZodType | undefined = undefined, Q exte
 
 export function mountAuthEndpoints(router: Router, deps: Deps, endpoints: readonly AuthEndpoint[]) {
   for (const e of endpoints) {
+    if (e.middleware?.length) router[e.method](e.path, ...e.middleware);
     endpoint(router, deps, e.method, e.path, async (ctx) => {
+      const me = e.session === 'fresh' ? await requireFreshSession(ctx) : e.session === 'session' ? await requireSession(ctx) : undefined;
       const body = e.body ? parseBody(e.body, ctx.req) : undefined;
       const query = e.query ? parseQuery(e.query, ctx.req) : undefined;
-      return e.handler({ ...ctx, body, query });
+      return e.handler({ ...ctx, body, query, me });
     });
   }
 }

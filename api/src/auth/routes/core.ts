@@ -1,24 +1,20 @@
 /**
  * /ok, /error, /get-session, email and username sign-up/sign-in, sign-out and session management.
  */
-import type { Router } from 'express';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod/v4';
-import type { Deps } from '../../deps.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { isUuid } from '../../modules/organizations/membership.ts';
 import { Account, Session, User } from '../entities.ts';
 import { AUTH_ERRORS } from '../errors.ts';
 import {
+  authEndpoint,
   currentSession,
-  endpoint,
-  parseBody,
-  parseQuery,
   queryBool,
   requestMeta,
-  requireSession,
   sessionPayload,
   type AuthContext,
+  type AuthEndpoint,
 } from '../http.ts';
 import { escapeHtml } from '../mail-templates.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../password.ts';
@@ -66,166 +62,196 @@ async function startSession(ctx: AuthContext, user: User, rememberMe: boolean | 
   return s;
 }
 
-export function coreRoutes(router: Router, deps: Deps) {
-  const { cfg } = deps;
+const getSessionQuery = z.object({ disableCookieCache: queryBool, disableRefresh: queryBool });
 
-  router.get('/ok', (_req, res) => {
-    res.json({ ok: true });
-  });
+export const coreEndpoints: AuthEndpoint[] = [
+  authEndpoint({
+    method: 'get',
+    path: '/ok',
+    handler: async () => ({ ok: true }),
+  }),
 
-  router.get('/error', (req, res) => {
-    const code = typeof req.query.error === 'string' && req.query.error ? req.query.error : 'Unknown';
-    res.type('html').send(errorPage(code));
-  });
+  authEndpoint({
+    method: 'get',
+    path: '/error',
+    handler: async ({ req, res }) => {
+      const code = typeof req.query.error === 'string' && req.query.error ? req.query.error : 'Unknown';
+      res.type('html').send(errorPage(code));
+    },
+  }),
 
-  // Built once: constructing a zod schema costs more than the rest of a cached answer.
-  const getSessionQuery = z.object({ disableCookieCache: queryBool, disableRefresh: queryBool });
-  endpoint(router, deps, 'get', '/get-session', async (ctx) => {
-    const q = parseQuery(getSessionQuery, ctx.req);
-    return sessionPayload(ctx, q);
-  });
+  authEndpoint({
+    method: 'get',
+    path: '/get-session',
+    query: getSessionQuery,
+    handler: (ctx) => sessionPayload(ctx, ctx.query),
+  }),
 
-  endpoint(router, deps, 'post', '/sign-up/email', async (ctx) => {
-    const body = parseBody(
-      z.object({
-        email: z.string(),
-        password: z.string(),
-        name: z.string().default(''),
-        image: z.string().nullish(),
-        username: z.string().optional(),
-        displayUsername: z.string().optional(),
-        callbackURL: z.string().optional(),
-        rememberMe: z.boolean().optional(),
-      }),
-      ctx.req,
-    );
-    const email = emailSchema.safeParse(body.email);
-    if (!email.success) throw AUTH_ERRORS.INVALID_EMAIL();
-    checkPasswordLength(body.password);
-    if (body.username !== undefined) await checkUsername(ctx.em, body.username);
-    if (await ctx.em.count(User, { email: email.data })) throw AUTH_ERRORS.USER_ALREADY_EXISTS();
+  authEndpoint({
+    method: 'post',
+    path: '/sign-up/email',
+    body: z.object({
+      email: z.string(),
+      password: z.string(),
+      name: z.string().default(''),
+      image: z.string().nullish(),
+      username: z.string().optional(),
+      displayUsername: z.string().optional(),
+      callbackURL: z.string().optional(),
+      rememberMe: z.boolean().optional(),
+    }),
+    handler: async (ctx) => {
+      const { body } = ctx;
+      const email = emailSchema.safeParse(body.email);
+      if (!email.success) throw AUTH_ERRORS.INVALID_EMAIL();
+      checkPasswordLength(body.password);
+      if (body.username !== undefined) await checkUsername(ctx.em, body.username);
+      if (await ctx.em.count(User, { email: email.data })) throw AUTH_ERRORS.USER_ALREADY_EXISTS();
 
-    const passwordHash = await hashPassword(body.password);
-    const user = ctx.em.create(User, {
-      email: email.data,
-      name: body.name,
-      image: body.image ?? null,
-      emailVerified: false,
-      username: body.username ? body.username.toLowerCase() : null,
-      displayUsername: body.username ? (body.displayUsername || body.username) : (body.displayUsername ?? null),
-    });
-    ctx.em.create(Account, { user, providerId: 'credential', accountId: user.id, password: passwordHash });
-    try {
-      await ctx.em.flush();
-    } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
-        throw /username/i.test(err.message) ? AUTH_ERRORS.USERNAME_TAKEN() : AUTH_ERRORS.USER_ALREADY_EXISTS();
+      const passwordHash = await hashPassword(body.password);
+      const user = ctx.em.create(User, {
+        email: email.data,
+        name: body.name,
+        image: body.image ?? null,
+        emailVerified: false,
+        username: body.username ? body.username.toLowerCase() : null,
+        displayUsername: body.username ? (body.displayUsername || body.username) : (body.displayUsername ?? null),
+      });
+      ctx.em.create(Account, { user, providerId: 'credential', accountId: user.id, password: passwordHash });
+      try {
+        await ctx.em.flush();
+      } catch (err) {
+        if (err instanceof UniqueConstraintViolationException) {
+          throw /username/i.test(err.message) ? AUTH_ERRORS.USERNAME_TAKEN() : AUTH_ERRORS.USER_ALREADY_EXISTS();
+        }
+        throw err;
       }
-      throw err;
-    }
-    await syncCustomerForUser(deps, user);
-    // As Better Auth by default: the verification mail goes out on sign-up when verification is
-    // required; otherwise the client asks for it (send-verification-email).
-    if (cfg.REQUIRE_EMAIL_VERIFICATION) {
-      await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
-      return { token: null, user: serializeUser(user) };
-    }
-    const s = await startSession(ctx, user, body.rememberMe);
-    return { token: s.token, user: serializeUser(user) };
-  });
+      await syncCustomerForUser(ctx.deps, user);
+      // As Better Auth by default: the verification mail goes out on sign-up when verification is
+      // required; otherwise the client asks for it (send-verification-email).
+      if (ctx.deps.cfg.REQUIRE_EMAIL_VERIFICATION) {
+        await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
+        return { token: null, user: serializeUser(user) };
+      }
+      const s = await startSession(ctx, user, body.rememberMe);
+      return { token: s.token, user: serializeUser(user) };
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/sign-in/email', async (ctx) => {
-    const body = parseBody(
-      z.object({
-        email: z.string(),
-        password: z.string().optional(),
-        callbackURL: z.string().optional(),
-        rememberMe: z.boolean().optional(),
-      }),
-      ctx.req,
-    );
-    if (!emailSchema.safeParse(body.email).success) throw AUTH_ERRORS.INVALID_EMAIL();
-    if (!body.password) {
-      // Same answer and the same scrypt cost as a wrong password.
-      await verifyPassword('', await dummyHash());
-      throw AUTH_ERRORS.INVALID_EMAIL_OR_PASSWORD();
-    }
-    const user = await runStrategy<User>('local', ctx.req, ctx.res);
-    if (!user) throw AUTH_ERRORS.INVALID_EMAIL_OR_PASSWORD();
-    if (cfg.REQUIRE_EMAIL_VERIFICATION && !user.emailVerified) {
-      await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
-      throw AUTH_ERRORS.EMAIL_NOT_VERIFIED();
-    }
-    const s = await startSession(ctx, user, body.rememberMe);
-    return { redirect: !!body.callbackURL, token: s.token, url: body.callbackURL, user: serializeUser(user) };
-  });
+  authEndpoint({
+    method: 'post',
+    path: '/sign-in/email',
+    body: z.object({
+      email: z.string(),
+      password: z.string().optional(),
+      callbackURL: z.string().optional(),
+      rememberMe: z.boolean().optional(),
+    }),
+    handler: async (ctx) => {
+      const { body } = ctx;
+      if (!emailSchema.safeParse(body.email).success) throw AUTH_ERRORS.INVALID_EMAIL();
+      if (!body.password) {
+        // Same answer and the same scrypt cost as a wrong password.
+        await verifyPassword('', await dummyHash());
+        throw AUTH_ERRORS.INVALID_EMAIL_OR_PASSWORD();
+      }
+      const user = await runStrategy<User>('local', ctx.req, ctx.res);
+      if (!user) throw AUTH_ERRORS.INVALID_EMAIL_OR_PASSWORD();
+      if (ctx.deps.cfg.REQUIRE_EMAIL_VERIFICATION && !user.emailVerified) {
+        await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
+        throw AUTH_ERRORS.EMAIL_NOT_VERIFIED();
+      }
+      const s = await startSession(ctx, user, body.rememberMe);
+      return { redirect: !!body.callbackURL, token: s.token, url: body.callbackURL, user: serializeUser(user) };
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/sign-in/username', async (ctx) => {
-    const body = parseBody(
-      z.object({ username: z.string().optional(), password: z.string().optional(), rememberMe: z.boolean().optional() }),
-      ctx.req,
-    );
-    if (!body.username || !body.password) {
-      await verifyPassword('', await dummyHash());
-      throw AUTH_ERRORS.INVALID_USERNAME_OR_PASSWORD();
-    }
-    if (body.username.length < 3) throw AUTH_ERRORS.USERNAME_TOO_SHORT();
-    if (body.username.length > 30) throw AUTH_ERRORS.USERNAME_TOO_LONG();
-    if (!/^[a-zA-Z0-9_.]+$/.test(body.username)) throw AUTH_ERRORS.USERNAME_INVALID();
-    const user = await runStrategy<User>('local-username', ctx.req, ctx.res);
-    if (!user) throw AUTH_ERRORS.INVALID_USERNAME_OR_PASSWORD();
-    if (cfg.REQUIRE_EMAIL_VERIFICATION && !user.emailVerified) {
-      await sendVerificationEmail(ctx, ctx.em, user, undefined);
-      throw AUTH_ERRORS.USERNAME_EMAIL_NOT_VERIFIED();
-    }
-    const s = await startSession(ctx, user, body.rememberMe);
-    return { token: s.token, user: serializeUser(user) };
-  });
+  authEndpoint({
+    method: 'post',
+    path: '/sign-in/username',
+    body: z.object({ username: z.string().optional(), password: z.string().optional(), rememberMe: z.boolean().optional() }),
+    handler: async (ctx) => {
+      const { body } = ctx;
+      if (!body.username || !body.password) {
+        await verifyPassword('', await dummyHash());
+        throw AUTH_ERRORS.INVALID_USERNAME_OR_PASSWORD();
+      }
+      if (body.username.length < 3) throw AUTH_ERRORS.USERNAME_TOO_SHORT();
+      if (body.username.length > 30) throw AUTH_ERRORS.USERNAME_TOO_LONG();
+      if (!/^[a-zA-Z0-9_.]+$/.test(body.username)) throw AUTH_ERRORS.USERNAME_INVALID();
+      const user = await runStrategy<User>('local-username', ctx.req, ctx.res);
+      if (!user) throw AUTH_ERRORS.INVALID_USERNAME_OR_PASSWORD();
+      if (ctx.deps.cfg.REQUIRE_EMAIL_VERIFICATION && !user.emailVerified) {
+        await sendVerificationEmail(ctx, ctx.em, user, undefined);
+        throw AUTH_ERRORS.USERNAME_EMAIL_NOT_VERIFIED();
+      }
+      const s = await startSession(ctx, user, body.rememberMe);
+      return { token: s.token, user: serializeUser(user) };
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/sign-out', async (ctx) => {
-    const s = await currentSession(ctx, { disableRefresh: true });
-    const cookieToken = readSignedCookie(cfg, ctx.req);
-    clearSessionCookies(ctx.res, cfg);
-    if (!s && !cookieToken) throw AUTH_ERRORS.FAILED_TO_GET_SESSION();
-    if (s) await ctx.em.nativeDelete(Session, { id: s.session.id });
-    return { success: true };
-  });
+  authEndpoint({
+    method: 'post',
+    path: '/sign-out',
+    handler: async (ctx) => {
+      const { cfg } = ctx.deps;
+      const s = await currentSession(ctx, { disableRefresh: true });
+      const cookieToken = readSignedCookie(cfg, ctx.req);
+      clearSessionCookies(ctx.res, cfg);
+      if (!s && !cookieToken) throw AUTH_ERRORS.FAILED_TO_GET_SESSION();
+      if (s) await ctx.em.nativeDelete(Session, { id: s.session.id });
+      return { success: true };
+    },
+  }),
 
-  endpoint(router, deps, 'get', '/list-sessions', async (ctx) => {
-    const me = await requireSession(ctx);
-    const sessions = await ctx.em.find(
-      Session,
-      { user: me.user.id, expiresAt: { $gt: new Date() } },
-      { orderBy: { createdAt: 'asc' } },
-    );
-    // Only the current session's token is known (tokens are stored hashed); the others carry their id,
-    // which revoke-session accepts.
-    return sessions.map((s) => serializeSession(s, s.id === me.session.id ? me.token : s.id));
-  });
+  authEndpoint({
+    method: 'get',
+    path: '/list-sessions',
+    session: 'session',
+    handler: async ({ em, me }) => {
+      const sessions = await em.find(Session, { user: me.user.id, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'asc' } });
+      // Only the current session's token is known (tokens are stored hashed); the others carry their id,
+      // which revoke-session accepts.
+      return sessions.map((s) => serializeSession(s, s.id === me.session.id ? me.token : s.id));
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/revoke-session', async (ctx) => {
-    const me = await requireSession(ctx);
-    const { token } = parseBody(z.object({ token: z.string().min(1) }), ctx.req);
-    const target = await ctx.em.findOne(Session, {
-      user: me.user.id,
-      $or: [{ tokenHash: sha256Hex(token) }, ...(isUuid(token) ? [{ id: token }] : [])],
-    });
-    if (!target) throw AUTH_ERRORS.SESSION_NOT_FOUND();
-    await ctx.em.nativeDelete(Session, { id: target.id });
-    if (target.id === me.session.id) clearSessionCookies(ctx.res, cfg);
-    return { status: true };
-  });
+  authEndpoint({
+    method: 'post',
+    path: '/revoke-session',
+    session: 'session',
+    body: z.object({ token: z.string().min(1) }),
+    handler: async (ctx) => {
+      const { me, body } = ctx;
+      const target = await ctx.em.findOne(Session, {
+        user: me.user.id,
+        $or: [{ tokenHash: sha256Hex(body.token) }, ...(isUuid(body.token) ? [{ id: body.token }] : [])],
+      });
+      if (!target) throw AUTH_ERRORS.SESSION_NOT_FOUND();
+      await ctx.em.nativeDelete(Session, { id: target.id });
+      if (target.id === me.session.id) clearSessionCookies(ctx.res, ctx.deps.cfg);
+      return { status: true };
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/revoke-sessions', async (ctx) => {
-    const me = await requireSession(ctx);
-    await ctx.em.nativeDelete(Session, { user: me.user.id });
-    clearSessionCookies(ctx.res, cfg);
-    return { status: true };
-  });
+  authEndpoint({
+    method: 'post',
+    path: '/revoke-sessions',
+    session: 'session',
+    handler: async (ctx) => {
+      await ctx.em.nativeDelete(Session, { user: ctx.me.user.id });
+      clearSessionCookies(ctx.res, ctx.deps.cfg);
+      return { status: true };
+    },
+  }),
 
-  endpoint(router, deps, 'post', '/revoke-other-sessions', async (ctx) => {
-    const me = await requireSession(ctx);
-    await ctx.em.nativeDelete(Session, { user: me.user.id, id: { $ne: me.session.id } });
-    return { status: true };
-  });
-}
+  authEndpoint({
+    method: 'post',
+    path: '/revoke-other-sessions',
+    session: 'session',
+    handler: async ({ em, me }) => {
+      await em.nativeDelete(Session, { user: me.user.id, id: { $ne: me.session.id } });
+      return { status: true };
+    },
+  }),
+];

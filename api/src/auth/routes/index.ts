@@ -11,10 +11,27 @@ import { checkRedirectTargets, checkRequestOrigin } from '../origins.ts';
 import { rateLimiter } from '../rate-limit.ts';
 import { readSignedCookie, resolveSessionPrincipal } from '../sessions.ts';
 import { setBearerSecret } from '../strategies.ts';
-import { accountRoutes } from './account.ts';
-import { coreRoutes } from './core.ts';
-import { organizationRoutes } from './organization.ts';
-import { paymentsRoutes } from './payments.ts';
+import { mountAuthEndpoints, type AuthEndpoint } from '../http.ts';
+import { authPaymentsEndpoints } from '../../modules/auth-payments/endpoints.ts';
+import { accountEndpoints } from './account.ts';
+import { coreEndpoints } from './core.ts';
+import { invitationEndpoints } from './organization-invitations.ts';
+import { memberEndpoints } from './organization-members.ts';
+import { teamEndpoints } from './organization-teams.ts';
+import { socialEndpoints } from '../social/routes.ts';
+import { organizationEndpoints } from './organizations.ts';
+
+/** Every endpoint of /api/auth, mounted in this order. */
+export const authEndpoints: AuthEndpoint[] = [
+  ...coreEndpoints,
+  ...accountEndpoints,
+  ...organizationEndpoints,
+  ...memberEndpoints,
+  ...invitationEndpoints,
+  ...teamEndpoints,
+  ...authPaymentsEndpoints,
+  ...socialEndpoints,
+];
 
 export function authRouter(deps: Deps): Router {
   const { cfg } = deps;
@@ -40,10 +57,7 @@ export function authRouter(deps: Deps): Router {
     }
   });
 
-  coreRoutes(router, deps);
-  accountRoutes(router, deps);
-  organizationRoutes(router, deps);
-  paymentsRoutes(router, deps);
+  mountAuthEndpoints(router, deps, authEndpoints);
 
   router.use((_req, _res, next) => next(AUTH_ERRORS.NOT_FOUND()));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
