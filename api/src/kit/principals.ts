@@ -94,6 +94,8 @@ passport.use(
 export function authenticate(): RequestHandler {
   return (req, res, next) => {
     req.principal = ANONYMOUS;
+    // HTTP Basic carries OAuth2 client credentials, which the routes taking them check themselves.
+    if (req.headers.authorization && /^basic\s/i.test(req.headers.authorization)) return next();
     if (req.headers.authorization) {
       if (!/^bearer\s+\S+/i.test(req.headers.authorization)) return next(Unauthorized('Invalid authorization header'));
       return passport.authenticate('bearer', { session: false }, (err: unknown, principal: Principal | false) => {
