@@ -16,8 +16,8 @@
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
  * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
- * own task queue, and drops the database at the end unless --keep (the worker's long-lived sweeper and
- * dispatcher of that task queue are terminated). Issue #5's target on this machine:
+ * own task queue in a Temporal namespace of its own (deleted at the end with all its runs), and drops
+ * the database at the end unless --keep. It first prints how full the Temporal server was. Target:
  * p50 under 300 ms and at least 30 purchases per second. The machine may be shared: note the load.
  *
  * Measured on the 2-core machine, otherwise idle (2026-11-25): 1 buyer p50 111–132 ms, 6.4–7.2/s;
@@ -34,9 +34,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../api/src/config.ts';
-import { checkoutExpirySweeperWorkflowId, outboxDispatcherWorkflowId } from '../../workflows/src/ids.ts';
+import { createRunNamespace, deleteNamespace, describeFootprint, footprint, runNamespaceName } from '../../infra/src/temporal-housekeeping.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -317,10 +316,15 @@ dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout
 const databaseUrl = dbUrl.toString();
 const taskQueue = `bench-checkout-${randomUUID().slice(0, 8)}`;
 await ensureDatabase(databaseUrl, { recreate: true });
+// What the stack held before (a used stack is slower: docs/performance.md); the bench's runs go into a
+// namespace of their own, deleted at the end with every run in it.
+const usedStack = describeFootprint(await footprint(base.TEMPORAL_ADDRESS, base.TEMPORAL_NAMESPACE));
+const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'bench');
+await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
 
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const env = { DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+const env = { DATABASE_URL: databaseUrl, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
 let apiProc: ChildProcess | undefined;
 let workerProc: ChildProcess | undefined;
 let watcher: Watcher | undefined;
@@ -334,6 +338,7 @@ try {
   const cpu = cpuSampler(apiProc.pid!, workerProc.pid!);
   const cpuLines: string[] = [];
 
+  console.log(`stack before: ${usedStack}`);
   console.log(`checkout bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before`);
   console.log('buyers  purchases  p50 ms  p99 ms  purchases/s  load(1m)  unfulfilled  confirm p50/p99 ms');
   for (const level of LEVELS) {
@@ -372,19 +377,6 @@ try {
   await watcher?.stop();
   await stop(workerProc);
   await stop(apiProc);
-  await endLongLivedWorkflows(taskQueue).catch(() => {});
+  await deleteNamespace(base.TEMPORAL_ADDRESS, namespace).catch(() => {});
   if (!KEEP) await dropDatabase(databaseUrl).catch(() => {});
-}
-
-/** The worker's long-lived workflows of the bench's task queue (they outlive it) end with the bench. */
-async function endLongLivedWorkflows(queue: string) {
-  const connection = await Connection.connect({ address: base.TEMPORAL_ADDRESS });
-  try {
-    const client = new Client({ connection, namespace: base.TEMPORAL_NAMESPACE });
-    for (const id of [checkoutExpirySweeperWorkflowId(queue), outboxDispatcherWorkflowId(queue)]) {
-      await client.workflow.getHandle(id).terminate('bench finished').catch(() => {});
-    }
-  } finally {
-    await connection.close();
-  }
 }
