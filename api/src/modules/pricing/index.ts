@@ -4,7 +4,7 @@
  * Checkout totals, discount durations across cycles, proration on plan changes, tax on top, the tax
  * share of a refund, and billing-period arithmetic with month-end anchors.
  */
-import { discountAmount, divideRoundHalfAwayFromZero, type DiscountTerms } from '../discounts/pricing.ts';
+import { discountAmount, divideRoundHalfAwayFromZero, type DiscountTerms } from './discounts.ts';
 
 export { discountAmount, divideRoundHalfAwayFromZero, type DiscountTerms };
 export { allocate, meteredLine, parseDecimal, formatDecimal, type MeteredLine } from './metered.ts';

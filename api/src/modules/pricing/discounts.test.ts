@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { discountAmount, divideRoundHalfAwayFromZero } from './pricing.ts';
+import { discountAmount, divideRoundHalfAwayFromZero } from './discounts.ts';
 
 const amount = fc.integer({ min: 0, max: 99_999_999 });
 const basisPoints = fc.integer({ min: 1, max: 10_000 });
