@@ -39,6 +39,7 @@ import { organizations } from './resources/organizations/index.ts';
 
 const { Route } = reactRouterProvider;
 const Settings = lazyNamed(() => import('./settings/Settings.tsx'), 'Settings');
+const AccountPage = lazyNamed(() => import('./account/AccountPage.tsx'), 'AccountPage');
 const Dashboard = lazyNamed(() => import('./dashboard/Dashboard.tsx'), 'Dashboard') as DashboardComponent;
 
 export const App = () => (
@@ -73,6 +74,7 @@ export const App = () => (
     <Resource {...organizations} />
     <CustomRoutes>
       <Route path="/settings" element={<Settings />} />
+      <Route path="/account" element={<AccountPage />} />
     </CustomRoutes>
     <CustomRoutes noLayout>
       <Route path="/sign-up" element={<SignUpPage />} />

@@ -4,7 +4,7 @@
  * selected organization keys the pages so switching reloads them with the new scope).
  */
 import { Suspense, forwardRef, useEffect, useState, type ReactNode } from 'react';
-import { Navigate } from 'react-router-dom';
+import { Navigate, Link as RouterLink } from 'react-router-dom';
 import {
   AppBar,
   Layout as RaLayout,
@@ -15,10 +15,12 @@ import {
   UserMenu,
   useGetIdentity,
   useGetList,
+  useUserMenu,
   type LayoutProps,
 } from 'react-admin';
 import { Alert, Box, Button, ListItemIcon, ListItemText, MenuItem } from '@mui/material';
 import ExitIcon from '@mui/icons-material/PowerSettingsNew';
+import AccountIcon from '@mui/icons-material/ManageAccounts';
 import { authApi } from '../common/api.ts';
 import { currentOrganizationId, setCurrentOrganizationId, subscribeOrganization } from '../common/organization.ts';
 import { VERIFY_CALLBACK, signOut } from '../auth/authProvider.ts';
@@ -38,11 +40,25 @@ const SignOut = forwardRef<HTMLLIElement>((_props, ref) => {
   );
 });
 
+/** The person's own account page (two-factor, passkeys, linked providers, sessions). */
+const AccountLink = forwardRef<HTMLAnchorElement>((_props, ref) => {
+  const { onClose } = useUserMenu() ?? {};
+  return (
+    <MenuItem ref={ref} component={RouterLink} to="/account" onClick={onClose}>
+      <ListItemIcon>
+        <AccountIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText>Your account</ListItemText>
+    </MenuItem>
+  );
+});
+
 // The user button shows the person's name; its accessible name is that name too (not "Profile").
 const ConsoleUserMenu = () => {
   const { identity } = useGetIdentity();
   return (
     <UserMenu label={identity?.fullName ?? 'Account'}>
+      <AccountLink />
       <SignOut />
     </UserMenu>
   );
