@@ -7,7 +7,7 @@
  * optional) applies to the rounded amount. Credits are consumed before anything is billed:
  * credits used = min(max(0, balance), usage).
  */
-import { divideRoundHalfAwayFromZero } from '../discounts/pricing.ts';
+import { divideRoundHalfAwayFromZero } from './discounts.ts';
 
 /** An exact decimal: `units / 10^scale`. */
 export interface Decimal {
