@@ -22,6 +22,7 @@ import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
 import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
+import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSION = '0.1.0';
@@ -76,6 +77,9 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
     });
     next();
   });
+
+  // Prometheus: request rate, latency and errors by route template; GET /metrics (kit/metrics.ts).
+  mountMetrics(app, deps);
 
   // A fresh EntityManager for every request.
   app.use((req, _res, next) => {

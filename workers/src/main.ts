@@ -4,6 +4,7 @@ import { createDeps, closeDeps } from '@emporia/api/src/deps.ts';
 import type { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '@emporia/api/src/kit/run-metadata.ts';
 import { createWorker } from './worker.ts';
+import { installTemporalMetrics, startWorkerMetricsServer } from './metrics.ts';
 import { startOutboxListener } from './outbox-listener.ts';
 import { startCheckoutExpirySweeper } from './checkout-expiry-sweeper.ts';
 
@@ -25,6 +26,10 @@ await ensureSearchAttributes(deps.temporal.connection as Connection, cfg.TEMPORA
   .catch((err: unknown) => deps.log.warn({ err }, 'Temporal search attributes not registered; runs start without them'));
 // EMPORIA_WORKFLOW_BUNDLE: a prebuilt workflow bundle (the tests' crash workers restart in seconds).
 const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
+// WORKER_METRICS_PORT: GET /metrics with the worker's and the Temporal SDK's series (metrics.ts).
+const metrics = cfg.WORKER_METRICS_PORT
+  ? await startWorkerMetricsServer(deps, { port: cfg.WORKER_METRICS_PORT, sdkMetricsUrl: await installTemporalMetrics() })
+  : null;
 const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});
 const sweepSeconds = process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS ? Number(process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS) : undefined;
 // EMPORIA_DISPATCHER_IDLE_SECONDS: how often the webhook dispatcher looks for work without a wake-up (tests shorten it).
@@ -35,5 +40,6 @@ deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRES
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 await worker.run();
 await listener.stop();
+await metrics?.close();
 await closeDeps(deps);
 deps.log.info('worker stopped');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { createActivities } from './activities/index.ts';
+import { activityMetricsInterceptor } from './metrics.ts';
 
 const require = createRequire(import.meta.url);
 export const WORKFLOWS_PATH = require.resolve('@emporia/workflows');
@@ -24,8 +25,8 @@ export async function createWorker(
     namespace: deps.cfg.TEMPORAL_NAMESPACE,
     taskQueue: opts.taskQueue ?? deps.cfg.TEMPORAL_TASK_QUEUE,
     activities: createActivities(deps),
-    ...(opts.workflowBundle
-      ? { workflowBundle: opts.workflowBundle }
-      : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
+    // Activity counts and outcomes for GET /metrics (metrics.ts).
+    interceptors: { activity: [activityMetricsInterceptor], ...(opts.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
 }
