@@ -7,6 +7,7 @@ import { baseProperties, type Metadata } from '../../kit/entity.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
 import { Discount } from '../discounts/entities.ts';
+import { TRIAL_INTERVALS } from '../trials/intervals.ts';
 
 export const CheckoutLink = defineEntity({
   name: 'CheckoutLink',
@@ -21,6 +22,9 @@ export const CheckoutLink = defineEntity({
     allowDiscountCodes: p.boolean().default(true),
     discount: () => p.manyToOne(Discount).nullable().deleteRule('set null').index(),
     successUrl: p.text().nullable(),
+    /** A trial for checkouts of this link, overriding the product's (both set or both null). */
+    trialInterval: p.enum(TRIAL_INTERVALS).nullable(),
+    trialIntervalCount: p.integer().nullable(),
     metadata: p.json<Metadata>(),
     /** The products offered, in the order given. */
     products: () => p.manyToMany(Product).pivotTable('checkout_link_products').fixedOrder(),

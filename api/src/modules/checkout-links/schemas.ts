@@ -5,6 +5,7 @@ import { productSchema, priceSchema, serializePrice, serializeProduct } from '..
 import type { Product, ProductPrice } from '../products/entities.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
 import type { CheckoutLink } from './entities.ts';
+import { serializeTrial, trialInputFields, trialOutFields } from '../trials/index.ts';
 
 const successUrl = z.url({ protocol: /^https?$/ }).max(2048);
 const label = z.string().trim().max(255);
@@ -19,6 +20,7 @@ export const checkoutLinkCreateSchema = z
     allow_discount_codes: z.boolean().default(true),
     discount_id: z.uuid().nullish(),
     success_url: successUrl.nullish(),
+    ...trialInputFields,
     metadata: metadataSchema.optional(),
   })
   .check((ctx) => {
@@ -42,6 +44,8 @@ export const checkoutLinkUpdateSchema = z.object({
   allow_discount_codes: z.boolean().nullish(),
   discount_id: z.uuid().nullish(),
   success_url: successUrl.nullish(),
+  /** Both null: no trial of its own any more. */
+  ...trialInputFields,
 });
 export type CheckoutLinkUpdate = z.output<typeof checkoutLinkUpdateSchema>;
 
@@ -55,6 +59,7 @@ export const checkoutLinkSchema = z.object({
   success_url: z.string().nullable(),
   label: z.string().nullable(),
   allow_discount_codes: z.boolean(),
+  ...trialOutFields,
   discount_id: z.uuid().nullable(),
   organization_id: z.uuid(),
   products: z.array(productSchema),
@@ -101,6 +106,7 @@ export function serializeCheckoutLink(link: CheckoutLink, publicUrl: string): Ch
     success_url: link.successUrl ?? null,
     label: link.label ?? null,
     allow_discount_codes: link.allowDiscountCodes,
+    ...serializeTrial(link),
     discount_id: discount?.id ?? null,
     organization_id: link.organization.id,
     products: link.products.getItems().map(serializeProduct),

@@ -10,6 +10,7 @@ import { PRODUCT_POPULATE } from '../products/schemas.ts';
 import { Discount } from '../discounts/entities.ts';
 import { CheckoutLink } from './entities.ts';
 import type { CheckoutLinkCreate, CheckoutLinkUpdate } from './schemas.ts';
+import { trialColumns, trialFromInput } from '../trials/index.ts';
 
 export const CHECKOUT_LINK_SECRET_PREFIX = 'polar_cl_';
 /** Everything `serializeCheckoutLink` reads: each product's read model, the discount, the chosen price. */
@@ -91,6 +92,7 @@ export async function createCheckoutLink(em: EntityManager, principal: Principal
     products = await resolveProducts(em, orgIds, input.products!, ['body', 'products']);
   }
   const organizationId = products[0]!.organization.id;
+  const trial = linkTrial(input, products);
   const discount = input.discount_id ? await resolveDiscount(em, organizationId, input.discount_id) : null;
   const link = em.create(CheckoutLink, {
     organization: em.getReference(Organization, organizationId),
@@ -100,6 +102,7 @@ export async function createCheckoutLink(em: EntityManager, principal: Principal
     allowDiscountCodes: input.allow_discount_codes,
     discount,
     successUrl: input.success_url ?? null,
+    ...trialColumns(trial ?? null),
     metadata: input.metadata ?? {},
     productPrice: price,
     deletedAt: null,
@@ -114,6 +117,8 @@ export async function updateCheckoutLink(em: EntityManager, link: CheckoutLink, 
     input.products != null
       ? await resolveProducts(em, [organizationId], input.products, ['body', 'products'], organizationId)
       : null;
+  const trial = linkTrial(input, products ?? link.products.getItems());
+  if (trial !== undefined) Object.assign(link, trialColumns(trial));
   if (input.discount_id) link.discount = await resolveDiscount(em, organizationId, input.discount_id);
   else if (input.discount_id === null) link.discount = null;
   if (products) {
@@ -124,6 +129,14 @@ export async function updateCheckoutLink(em: EntityManager, link: CheckoutLink, 
   if (input.allow_discount_codes != null) link.allowDiscountCodes = input.allow_discount_codes;
   if (input.success_url !== undefined) link.successUrl = input.success_url;
   if (input.metadata != null) link.metadata = input.metadata;
+}
+
+/** A link's trial: its products must all be recurring (422 at `trial_interval` otherwise). */
+function linkTrial(input: Parameters<typeof trialFromInput>[0], products: Product[]) {
+  const errors: ValidationIssue[] = [];
+  const trial = trialFromInput(input, products.every((p) => p.recurringInterval != null), errors);
+  if (errors.length) throw new RequestValidationError(errors);
+  return trial;
 }
 
 export function deleteCheckoutLink(link: CheckoutLink): void {

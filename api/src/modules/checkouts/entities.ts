@@ -9,6 +9,7 @@ import { baseProperties, type Metadata } from '../../kit/entity.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
 import { Discount } from '../discounts/entities.ts';
+import { TRIAL_INTERVALS } from '../trials/intervals.ts';
 import { Customer, type BillingAddress } from '../customers/entities.ts';
 import type { ConfirmPaymentInput, ProcessorPaymentMethod } from '../payments/processor.ts';
 
@@ -80,6 +81,12 @@ export const Checkout = defineEntity({
      * the refunded one (confirm.ts `chargeKey`).
      */
     chargeAttempt: p.integer().default(0),
+    /** The checkout's own trial (from its creation or its link), overriding the product's. */
+    trialInterval: p.enum(TRIAL_INTERVALS).nullable(),
+    trialIntervalCount: p.integer().nullable(),
+    /** The trial it gives now (trials/index.ts `applyCheckoutTrial`): null without one. */
+    activeTrialInterval: p.enum(TRIAL_INTERVALS).nullable(),
+    activeTrialIntervalCount: p.integer().nullable(),
   },
   indexes: [
     {

@@ -20,6 +20,7 @@ import { serializeCustomField } from '../custom-fields/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import type { Discount } from '../discounts/entities.ts';
 import { CHECKOUT_STATUSES, type Checkout, type CheckoutStatus } from './entities.ts';
+import { TRIAL_INTERVALS, checkoutTrialPeriod, serializeTrial, trialInputFields, trialOutFields } from '../trials/index.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 const nameSchema = z.string().trim().max(256);
@@ -47,6 +48,7 @@ const createFields = {
   customer_tax_id: taxIdSchema.nullish(),
   customer_metadata: metadataSchema.optional(),
   subscription_id: z.uuid().nullish(),
+  ...trialInputFields,
   success_url: httpUrl.nullish(),
   embed_origin: httpUrl.nullish(),
 };
@@ -156,6 +158,12 @@ const commonOut = {
   is_payment_required: z.boolean(),
   is_payment_setup_required: z.boolean(),
   is_payment_form_required: z.boolean(),
+  ...trialOutFields,
+  /** The trial the buyer gets (its own, else the product's; none after an earlier trial of the product). */
+  active_trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
+  active_trial_interval_count: z.number().int().nullable(),
+  /** When the trial would end if confirmed now. */
+  trial_end: z.string().nullable(),
   customer_id: z.uuid().nullable(),
   customer_name: z.string().nullable(),
   customer_email: z.string().nullable(),
@@ -253,6 +261,10 @@ function serializeCommonFields(c: Checkout, publicUrl: string) {
     is_payment_required: c.isPaymentRequired,
     is_payment_setup_required: c.isPaymentSetupRequired,
     is_payment_form_required: c.isPaymentFormRequired,
+    ...serializeTrial(c),
+    active_trial_interval: c.activeTrialInterval ?? null,
+    active_trial_interval_count: c.activeTrialIntervalCount ?? null,
+    trial_end: checkoutTrialPeriod(c, new Date())?.end.toISOString() ?? null,
     customer_id: c.customer?.id ?? null,
     customer_name: c.customerName ?? null,
     customer_email: c.customerEmail ?? null,

@@ -21,6 +21,7 @@ import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
 import { Checkout, type CustomFieldData } from './entities.ts';
+import { applyCheckoutTrial, trialColumns, trialFromInput } from '../trials/index.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
 
 export const CHECKOUT_SECRET_PREFIX = 'polar_c_';
@@ -195,6 +196,7 @@ async function recompute(em: EntityManager, c: Checkout, requestedAmount: number
     if (err instanceof PricingError) throw fieldError(['body', err.field], err.message, 'value_error', requestedAmount);
     throw err;
   }
+  a = await applyCheckoutTrial(em, c, a);
   const free = a.is_free_product_price;
   c.amount = free ? null : a.amount;
   c.discountAmount = free ? null : a.discount_amount;
@@ -434,6 +436,9 @@ export async function createCheckout(
   }
 
   const customFieldData = input.custom_field_data ? validateCustomFieldData(sel.product, input.custom_field_data, false) : {};
+  const trialIssues: ValidationIssue[] = [];
+  const trial = trialFromInput(input, sel.products.every((p) => p.recurringInterval != null), trialIssues);
+  if (trialIssues.length) throw new RequestValidationError(trialIssues);
 
   const c = newCheckout(em, sel, settings, {
     discount,
@@ -451,6 +456,7 @@ export async function createCheckout(
     successUrl: input.success_url ?? null,
     embedOrigin: input.embed_origin ?? null,
     subscriptionId: input.subscription_id ?? null,
+    ...trialColumns(trial ?? null),
   });
   await recompute(em, c, input.amount);
   return c;
@@ -508,6 +514,8 @@ export async function createCheckoutFromLink(
     customerIpAddress: prefill.customer_ip_address ?? null,
     metadata: { ...link.metadata },
     successUrl: link.successUrl ?? null,
+    trialInterval: link.trialInterval ?? null,
+    trialIntervalCount: link.trialIntervalCount ?? null,
   });
   try {
     await recompute(em, c, prefill.amount);

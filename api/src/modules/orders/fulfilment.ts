@@ -29,6 +29,7 @@ import { periodEnd } from '../pricing/index.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
+import { checkoutTrialPeriod } from '../trials/index.ts';
 import { Order } from './entities.ts';
 import { ORDER_POPULATE, serializeOrder } from './schemas.ts';
 
@@ -87,6 +88,8 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
   const previousProductId = upgraded && ACTIVE_SUBSCRIPTION_STATUSES.includes(upgraded.status) && !upgraded.endedAt && upgraded.customer.id === c.customer!.id
     ? upgraded.product.id
     : null;
+  // A trial: the subscription starts `trialing`, its first period is the trial, nothing is charged now.
+  const trial = interval && !previousProductId ? checkoutTrialPeriod(c, now) : null;
   if (interval) {
     // What the checkout bought, for a new subscription or the upgraded one alike: a period from now.
     const bought = {
@@ -96,9 +99,11 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
       amount: c.netAmount ?? 0,
       currency,
       recurringInterval: interval,
-      status: 'active' as const,
+      status: trial ? ('trialing' as const) : ('active' as const),
       currentPeriodStart: now,
-      currentPeriodEnd: periodEnd(now, interval),
+      currentPeriodEnd: trial ? trial.end : periodEnd(now, interval),
+      trialStart: trial?.start ?? null,
+      trialEnd: trial?.end ?? null,
       cancelAtPeriodEnd: false,
       canceledAt: null,
       endsAt: null,
@@ -120,7 +125,7 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
       });
     }
   }
-  const total = c.totalAmount ?? 0;
+  const total = trial ? 0 : (c.totalAmount ?? 0);
   const order = tx.create(Order, {
     organization: c.organization,
     customer: c.customer!,
@@ -131,10 +136,10 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
     checkout: c,
     status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
     billingReason: !interval ? 'purchase' : previousProductId ? 'subscription_update' : 'subscription_create',
-    subtotalAmount: c.amount ?? 0,
-    discountAmount: c.discountAmount ?? 0,
-    netAmount: c.netAmount ?? 0,
-    taxAmount: c.taxAmount ?? 0,
+    subtotalAmount: trial ? 0 : (c.amount ?? 0),
+    discountAmount: trial ? 0 : (c.discountAmount ?? 0),
+    netAmount: trial ? 0 : (c.netAmount ?? 0),
+    taxAmount: trial ? 0 : (c.taxAmount ?? 0),
     totalAmount: total,
     refundedAmount: 0,
     refundedTaxAmount: 0,
@@ -152,7 +157,8 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
     if (previousProductId) emitEvent(tx, orgId, 'subscription.updated', data);
     else {
       emitEvent(tx, orgId, 'subscription.created', data);
-      emitEvent(tx, orgId, 'subscription.active', data);
+      // A trial becomes active with its first charge (subscriptions/service.ts).
+      if (!trial) emitEvent(tx, orgId, 'subscription.active', data);
     }
   }
   await tx.populate(order, ORDER_POPULATE);

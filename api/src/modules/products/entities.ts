@@ -13,6 +13,7 @@ import { Meter } from '../meters/entities.ts';
 import { Benefit } from '../benefits/entities.ts';
 import { File } from '../files/entities.ts';
 import { CustomField } from '../custom-fields/entities.ts';
+import { TRIAL_INTERVALS } from '../trials/intervals.ts';
 
 export const RECURRING_INTERVALS = ['month', 'year'] as const;
 export const AMOUNT_TYPES = ['fixed', 'custom', 'free', 'metered_unit'] as const;
@@ -30,6 +31,9 @@ export const Product = defineEntity({
     description: p.text().nullable(),
     /** Set at creation and never changed afterwards (null: one-time product). */
     recurringInterval: p.enum(RECURRING_INTERVALS).nullable(),
+    /** A free trial before the first charge (recurring products only; both set or both null). */
+    trialInterval: p.enum(TRIAL_INTERVALS).nullable(),
+    trialIntervalCount: p.integer().nullable(),
     isArchived: p.boolean().default(false),
     metadata: p.json<Metadata>(),
     /** Every price ever attached, archived ones included. */

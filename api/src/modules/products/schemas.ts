@@ -18,6 +18,7 @@ import {
   type BenefitRead,
 } from '../benefits/schemas.ts';
 import { customFieldSchema, serializeCustomField } from '../custom-fields/schemas.ts';
+import { serializeTrial, trialInputFields, trialOutFields } from '../trials/index.ts';
 import { productMediaSchema, serializeProductMedia } from './media.ts';
 import { RECURRING_INTERVALS, STATIC_AMOUNT_TYPES, type Product, type ProductPrice } from './entities.ts';
 
@@ -138,6 +139,7 @@ export const productCreateSchema = z.object({
   name: nameSchema,
   description: descriptionSchema.nullish(),
   recurring_interval: z.enum(RECURRING_INTERVALS).nullish(),
+  ...trialInputFields,
   prices: z.array(priceCreateSchema).min(1).max(10),
   medias: z.array(z.uuid()).max(20).nullish(),
   attached_custom_fields: z.array(attachedCustomFieldCreateSchema).max(50).nullish(),
@@ -154,6 +156,8 @@ export const productUpdateSchema = z.object({
   name: nameSchema.nullish(),
   description: descriptionSchema.nullish(),
   recurring_interval: z.enum(RECURRING_INTERVALS).nullish(),
+  /** Both null: no trial any more. */
+  ...trialInputFields,
   is_archived: z.boolean().nullish(),
   metadata: metadataSchema.nullish(),
   prices: z.array(priceUpdateItemSchema).min(1).max(10).nullish(),
@@ -210,6 +214,7 @@ export const productSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   recurring_interval: z.enum(RECURRING_INTERVALS).nullable(),
+  ...trialOutFields,
   is_recurring: z.boolean(),
   is_archived: z.boolean(),
   organization_id: z.uuid(),
@@ -310,6 +315,7 @@ export function serializeProduct(p: Product): ProductRead {
     name: p.name,
     description: p.description ?? null,
     recurring_interval: p.recurringInterval ?? null,
+    ...serializeTrial(p),
     is_recurring: p.recurringInterval != null,
     is_archived: p.isArchived,
     organization_id: p.organization.id,

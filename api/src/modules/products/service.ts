@@ -12,6 +12,7 @@ import { File } from '../files/entities.ts';
 import { CustomField } from '../custom-fields/entities.ts';
 import { Benefit } from '../benefits/entities.ts';
 import { Product, ProductBenefit, ProductCustomField, ProductMedia, ProductPrice } from './entities.ts';
+import { trialColumns, trialFromInput } from '../trials/index.ts';
 import {
   isStaticPrice,
   livePrices,
@@ -185,6 +186,7 @@ export async function createProduct(em: EntityManager, organizationId: string, i
   const errors: ValidationIssue[] = [];
   const recurringInterval = input.recurring_interval ?? null;
   const prices = await resolvePrices(em, organizationId, input.prices, recurringInterval, null, errors);
+  const trial = trialFromInput(input, recurringInterval != null, errors) ?? null;
   const medias = await resolveMedias(em, organizationId, input.medias ?? [], errors);
   const fields = await resolveCustomFields(em, organizationId, input.attached_custom_fields ?? [], errors);
   if (errors.length) throw new RequestValidationError(errors);
@@ -194,6 +196,7 @@ export async function createProduct(em: EntityManager, organizationId: string, i
     name: input.name,
     description: input.description ?? null,
     recurringInterval,
+    ...trialColumns(trial),
     isArchived: false,
     metadata: input.metadata ?? {},
   });
@@ -218,6 +221,7 @@ export async function updateProduct(em: EntityManager, product: Product, input: 
   const prices = input.prices
     ? await resolvePrices(em, organizationId, input.prices, product.recurringInterval ?? null, product, errors)
     : null;
+  const trial = trialFromInput(input, product.recurringInterval != null, errors);
   const medias = input.medias ? await resolveMedias(em, organizationId, input.medias, errors) : null;
   const fields = input.attached_custom_fields
     ? await resolveCustomFields(em, organizationId, input.attached_custom_fields, errors)
@@ -227,6 +231,7 @@ export async function updateProduct(em: EntityManager, product: Product, input: 
   if (input.name != null) product.name = input.name;
   if (input.description !== undefined) product.description = input.description;
   if (input.is_archived != null) product.isArchived = input.is_archived;
+  if (trial !== undefined) Object.assign(product, trialColumns(trial));
   if (input.metadata != null) product.metadata = input.metadata;
   if (prices) {
     for (const price of livePrices(product)) if (!prices.kept.includes(price)) price.isArchived = true;

@@ -50,6 +50,9 @@ export const Subscription = defineEntity({
      * change whose difference was a credit): positive = owed by the customer, negative = credit.
      */
     pendingProrationAmount: p.integer().default(0),
+    /** The trial this subscription started with (its first period); null without one. */
+    trialStart: p.datetime().nullable(),
+    trialEnd: p.datetime().nullable(),
     metadata: p.json<Metadata>(),
   },
 });

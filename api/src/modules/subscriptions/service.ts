@@ -376,7 +376,8 @@ async function renew(em: EntityManager, id: string, expectedPeriodEnd: string, u
       return { result: { outcome: 'ended', scope: scopeOf(s) }, order: finalOrder };
     }
     const startedAt = s.startedAt ?? s.createdAt;
-    const next = periodEnd(end, s.recurringInterval, startedAt.getUTCDate());
+    // Billing is anchored on the day the subscription started, or its trial ended.
+    const next = periodEnd(end, s.recurringInterval, (s.trialEnd ?? startedAt).getUTCDate());
     // Usage of the period that ends is billed with the next period's price (docs/billing.md).
     const billedThrough = new Date((await databaseNow(tx)).getTime() - usage.settleMs);
     const { amounts: a, lines, usage: usageQuotes } = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough });
