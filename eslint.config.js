@@ -5,6 +5,24 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/** The configuration is read once, by the composition root and the entry points, and passed down. */
+const onlyRootReadsConfig = {
+  group: ['**/config.ts', '**/config'],
+  importNames: ['config', 'loadConfig'],
+  message: 'Only the entry points (server.ts, workers/src/main.ts, scripts) read the configuration; take `cfg` from deps.',
+};
+/** A module never imports another module's routes: what both need goes in a service or schemas file. */
+const noForeignRoutes = {
+  group: ['../*/routes.ts', '../*/routes', '../*/*-routes.ts', '../../*/routes.ts', '../../*/*-routes.ts', '!../../kit/routes.ts'],
+  message: "Do not import another module's routes; move what is shared into its service (or schemas).",
+};
+/** kit/ is the bottom layer: it knows nothing of the modules, auth or the composition root. */
+const kitBelowModules = {
+  group: ['**/modules/**', '**/auth/**', '**/deps.ts', '**/deps', '@emporia/workers', '@emporia/workers/**'],
+  message: 'kit/ sits below the modules: it must not import modules/, auth/ or deps.ts (take what it needs as a parameter).',
+};
+const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.venv/**', 'api/src/migrations/**'] },
   js.configs.recommended,
@@ -40,5 +58,16 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['api/src/**/*.ts', 'workers/src/**/*.ts'],
+    ignores: ['api/src/server.ts', 'api/src/config.ts', 'api/src/scripts/**', 'workers/src/main.ts', '**/*.test.ts'],
+    rules: restrict(onlyRootReadsConfig),
+  },
+  { files: ['api/src/kit/**/*.ts'], ignores: ['**/*.test.ts'], rules: restrict(onlyRootReadsConfig, kitBelowModules) },
+  {
+    files: ['api/src/modules/**/*.ts'],
+    ignores: ['api/src/modules/routes.ts', '**/*.test.ts'],
+    rules: restrict(onlyRootReadsConfig, noForeignRoutes),
   },
 );

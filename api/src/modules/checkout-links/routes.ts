@@ -19,7 +19,7 @@ import {
   updateCheckoutLink,
 } from './service.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { commitNewCheckout } from '../checkouts/routes.ts';
+import { commitNewCheckout } from '../checkouts/commit.ts';
 import { checkoutUrl } from '../checkouts/schemas.ts';
 import { createCheckoutFromLink, type LinkPrefill } from '../checkouts/service.ts';
 import { customerEmailSchema } from '../customers/schemas.ts';

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
-import type { Deps } from '../../deps.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
 import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
@@ -29,6 +28,7 @@ import {
   serializeCheckoutPublic,
 } from './schemas.ts';
 import { confirmCheckout } from './confirm.ts';
+import { commitNewCheckout } from './commit.ts';
 import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
 
 const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:read'] };
@@ -39,27 +39,6 @@ const listSchema = z.object({
   items: z.array(checkoutSchema),
   pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
 });
-
-/**
- * Flushes a created checkout and writes `checkout.created`. Returns the committed checkout (relations
- * loaded). Its expiry needs nothing here: the worker's checkout-expiry sweeper (one per task queue,
- * workflows/src/checkouts/checkout-expiry-sweeper.workflow.ts) finds it through `expires_at`.
- */
-export async function commitNewCheckout(
-  em: EntityManager,
-  deps: Deps,
-  build: (tx: EntityManager) => Promise<Checkout | null>,
-): Promise<Checkout | null> {
-  return em.transactional(async (tx) => {
-    const c = await build(tx);
-    if (!c) return null;
-    await tx.flush();
-    await tx.populate(c, CHECKOUT_POPULATE);
-    emitEvent(tx, c.organization.id, 'checkout.created', serializeCheckout(c, deps.cfg.PUBLIC_URL));
-    await tx.flush();
-    return c;
-  });
-}
 
 async function flushUpdated(tx: EntityManager, c: Checkout, publicUrl: string): Promise<void> {
   await tx.flush();
