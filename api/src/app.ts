@@ -22,6 +22,7 @@ import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
 import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
+import { idempotencyKeys } from './modules/idempotency/middleware.ts';
 import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -132,6 +133,7 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
     }
     next();
   });
+  api.use('/v1', idempotencyKeys(deps));
   mount(api, deps, allRoutes);
   app.use(api);
 

@@ -27,6 +27,7 @@ import { TaxRate } from './tax-rates/entities.ts';
 import { CustomerSessionCode } from './customer-portal/sign-in-entities.ts';
 import { Refund } from './refunds/entities.ts';
 import { oauth2Entities } from './oauth2/entities.ts';
+import { IdempotencyKey } from './idempotency/entities.ts';
 
 export const allEntities = [
   User, Account, Session, Verification, RateLimit,
@@ -49,4 +50,5 @@ export const allEntities = [
   CustomerSessionCode,
   MeteredBilling,
   ...oauth2Entities,
+  IdempotencyKey,
 ];
