@@ -9,7 +9,7 @@ import { randomToken } from '../../kit/crypto.ts';
 import { ApiError, RequestValidationError, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
 import { checkoutAmounts, PricingError, type PriceTerms } from '../pricing/index.ts';
-import type { DiscountTerms } from '../discounts/pricing.ts';
+import { discountTerms, taxBasisPoints } from '../pricing/terms.ts';
 import { Organization } from '../organizations/entities.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
@@ -17,7 +17,6 @@ import { livePrices, PRODUCT_POPULATE } from '../products/schemas.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
-import { TaxRate } from '../tax-rates/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
 import { Checkout, type CustomFieldData } from './entities.ts';
@@ -120,12 +119,6 @@ function priceTerms(price: ProductPrice): PriceTerms {
   }
 }
 
-function discountTerms(d: Discount): DiscountTerms {
-  return d.type === 'percentage'
-    ? { type: 'percentage', basis_points: d.basisPoints ?? 0 }
-    : { type: 'fixed', amount: d.amount ?? 0 };
-}
-
 /** Redeemable now: live, started, not ended, redemptions left. Returns why not, or null. */
 export function notRedeemable(d: Discount, now = new Date()): string | null {
   if (d.deletedAt) return 'Discount does not exist.';
@@ -166,12 +159,6 @@ async function discountByCode(em: EntityManager, organizationId: string, code: s
     [organizationId, code],
   );
   return rows[0] ? em.findOne(Discount, { id: rows[0].id }) : null;
-}
-
-async function taxBasisPoints(em: EntityManager, organizationId: string, country: string | undefined): Promise<number> {
-  if (!country) return 0;
-  const rate = await em.findOne(TaxRate, { organization: organizationId, country: country.toUpperCase() });
-  return rate?.basisPoints ?? 0;
 }
 
 /**

@@ -19,11 +19,11 @@ import { Order, type OrderLine } from '../orders/entities.ts';
 import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
-import { allocate, cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type CycleAmounts, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
+import { allocate, cycleAmounts, periodEnd, prorate, prorationFactor, taxOn, type CycleAmounts } from '../pricing/index.ts';
 import { MeteredBilling } from '../usage/entities.ts';
 import { databaseNow, meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
 import { Product, type ProductPrice } from '../products/entities.ts';
-import { TaxRate } from '../tax-rates/entities.ts';
+import { discountDuration, discountTerms, taxBasisPoints } from '../pricing/terms.ts';
 import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription, type SubscriptionStatus } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from './schemas.ts';
@@ -139,14 +139,6 @@ async function emitOrder(tx: EntityManager, o: Order, types: WebhookEventType[])
   await tx.flush();
 }
 
-function discountTerms(d: Discount): DiscountTerms {
-  return d.type === 'percentage' ? { type: 'percentage', basis_points: d.basisPoints ?? 0 } : { type: 'fixed', amount: d.amount ?? 0 };
-}
-
-function discountDuration(d: Discount): DiscountDuration {
-  return d.duration === 'repeating' ? { duration: 'repeating', durationInMonths: d.durationInMonths ?? 1 } : { duration: d.duration as 'once' | 'forever' };
-}
-
 async function discountAppliesToProduct(em: EntityManager, d: Discount, productId: string): Promise<boolean> {
   if (d.deletedAt) return false;
   await em.populate(d, ['products']);
@@ -154,12 +146,8 @@ async function discountAppliesToProduct(em: EntityManager, d: Discount, productI
   return !products.length || products.some((p) => p.id === productId);
 }
 
-async function taxBasisPoints(em: EntityManager, s: Subscription): Promise<number> {
-  const country = s.customer.billingAddress?.country;
-  if (!country) return 0;
-  const rate = await em.findOne(TaxRate, { organization: s.organization.id, country: country.toUpperCase() });
-  return rate?.basisPoints ?? 0;
-}
+/** The tax rate of the subscription's billing country. */
+const subscriptionTaxBasisPoints = (em: EntityManager, s: Subscription) => taxBasisPoints(em, s.organization.id, s.customer.billingAddress?.country);
 
 const priceAmountOf = (price: ProductPrice) => (price.amountType === 'fixed' ? (price.priceAmount ?? 0) : 0);
 
@@ -229,7 +217,7 @@ export async function quoteCycle(
     periodStart: period.periodEnd,
     isFirstPeriod: false,
     proration: final ? 0 : s.pendingProrationAmount,
-    taxBasisPoints: await taxBasisPoints(tx, s),
+    taxBasisPoints: await subscriptionTaxBasisPoints(tx, s),
     meteredAmount,
   });
   const lines: OrderLine[] = [];
@@ -668,7 +656,7 @@ export async function applyProductChange(
     s.recurringInterval = product.recurringInterval!;
     let order: Order | null = null;
     if (behavior === 'invoice' && diff > 0) {
-      const tax = taxOn(diff, await taxBasisPoints(tx, s));
+      const tax = taxOn(diff, await subscriptionTaxBasisPoints(tx, s));
       order = tx.create(Order, {
         organization: s.organization,
         customer: s.customer,
