@@ -2,6 +2,7 @@
  * The seller console, as a table of contents: the entry pages, the frame, then one resource per
  * folder under resources/ (each loaded on first use) and the pages that are not CRUD.
  */
+import { Suspense } from 'react';
 import { Admin, Authenticated, CustomRoutes, Resource, reactRouterProvider, type DashboardComponent } from 'react-admin';
 import { authProvider } from './auth/authProvider.ts';
 import { dataProvider } from './dataProvider.ts';
@@ -34,6 +35,8 @@ import { taxRates } from './resources/tax-rates/index.ts';
 // Developers
 import { accessTokens } from './resources/access-tokens/index.ts';
 import { webhookEndpoints } from './resources/webhooks/index.ts';
+// OAuth2: consent page, OAuth applications, authorized apps
+import { AuthorizedApps, ConsentPage, OAuthApplications } from './oauth2/index.ts';
 // Settings
 import { organizations } from './resources/organizations/index.ts';
 
@@ -74,6 +77,8 @@ export const App = () => (
     <Resource {...organizations} />
     <CustomRoutes>
       <Route path="/settings" element={<Settings />} />
+      <Route path="/oauth2/applications" element={<OAuthApplications />} />
+      <Route path="/oauth2/authorized" element={<AuthorizedApps />} />
       <Route path="/account" element={<AccountPage />} />
     </CustomRoutes>
     <CustomRoutes noLayout>
@@ -83,6 +88,7 @@ export const App = () => (
       {/* Linked from invitation mails; signs in on its own, so outside the layout and its auth check. */}
       <Route path="/accept-invitation/:id" element={<AcceptInvitation />} />
       <Route path="/welcome" element={<Authenticated><CreateOrganizationPage /></Authenticated>} />
+      <Route path="/oauth2/authorize" element={<Authenticated><Suspense fallback={null}><ConsentPage /></Suspense></Authenticated>} />
     </CustomRoutes>
   </Admin>
 );

@@ -19,6 +19,8 @@ import PercentIcon from '@mui/icons-material/Percent';
 import KeyIcon from '@mui/icons-material/Key';
 import WebhookIcon from '@mui/icons-material/Webhook';
 import SettingsIcon from '@mui/icons-material/Settings';
+import AppsIcon from '@mui/icons-material/Apps';
+import VerifiedUserIcon from '@mui/icons-material/VerifiedUser';
 
 export const Menu = () => (
   <RaMenu>
@@ -42,6 +44,8 @@ export const Menu = () => (
     <Divider />
     <RaMenu.Item to="/access-tokens" primaryText="Access tokens" leftIcon={<KeyIcon />} />
     <RaMenu.Item to="/webhook-endpoints" primaryText="Webhooks" leftIcon={<WebhookIcon />} />
+    <RaMenu.Item to="/oauth2/applications" primaryText="OAuth applications" leftIcon={<AppsIcon />} />
+    <RaMenu.Item to="/oauth2/authorized" primaryText="Authorized apps" leftIcon={<VerifiedUserIcon />} />
     <RaMenu.Item to="/settings" primaryText="Settings" leftIcon={<SettingsIcon />} />
   </RaMenu>
 );
