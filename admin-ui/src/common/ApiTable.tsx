@@ -2,8 +2,8 @@
  * A server-paginated table for the API's nested lists that are not react-admin resources
  * (a benefit's grants, an endpoint's deliveries, a meter's events, members): `{items, pagination}`.
  */
-import { useState, type ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import {
   Alert,
   Box,
@@ -41,10 +41,25 @@ export function ApiTable<T extends { id: string }>({
 }) {
   const [page, setPage] = useState(0);
   const [limit, setLimit] = useState(10);
-  const { data, error, isPending, isFetching } = useQuery({
-    queryKey: ['api-table', path, query, page, limit, refreshKey],
+  const { data, error, isPending, isFetching, refetch } = useQuery({
+    queryKey: ['api-table', path, query, page, limit],
     queryFn: ({ signal }) => api<Page<T>>(path, { query: { ...query, page: page + 1, limit }, signal }),
+    placeholderData: keepPreviousData,
   });
+  // A new refreshKey asks for a fresh read: started once the read in flight (if any) has answered,
+  // never cancelling it, and the rows on screen stay until the new ones arrive.
+  const seen = useRef(refreshKey);
+  const queued = useRef(false);
+  useEffect(() => {
+    if (refreshKey !== seen.current) {
+      seen.current = refreshKey;
+      queued.current = true;
+    }
+    if (queued.current && !isFetching) {
+      queued.current = false;
+      void refetch({ cancelRefetch: false });
+    }
+  }, [refreshKey, isFetching, refetch]);
   if (error) return <Alert severity="error">{error.message}</Alert>;
   return (
     <Box sx={{ width: '100%' }}>

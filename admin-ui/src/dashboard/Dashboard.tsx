@@ -51,7 +51,19 @@ interface Metrics {
   periods: Period[];
 }
 
-const CURRENCY = 'usd';
+/**
+ * The currency the totals are in: the one of the organization's recent orders (the metrics API sums
+ * amounts as they are). More than one: the most frequent, and the dashboard says totals mix them.
+ */
+function useDashboardCurrency(): { currency: string; mixed: string[] } {
+  const { data } = useGetList<{ id: string; currency: string }>('orders', { pagination: { page: 1, perPage: 100 }, sort: { field: 'created_at', order: 'DESC' } });
+  return useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const o of data ?? []) counts.set(o.currency.toLowerCase(), (counts.get(o.currency.toLowerCase()) ?? 0) + 1);
+    const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => c);
+    return { currency: ranked[0] ?? 'usd', mixed: ranked.length > 1 ? ranked.map((c) => c.toUpperCase()) : [] };
+  }, [data]);
+}
 const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 const daysAgo = (n: number) => {
   const d = new Date();
@@ -194,10 +206,11 @@ export const Dashboard = () => {
   const last = (k: keyof Period) => (periods.length ? (periods[periods.length - 1]![k] as number) : 0);
   const revenue = sum('revenue');
   const orders = sum('orders');
-  const money = (v: number) => formatMoney(v, CURRENCY);
+  const { currency, mixed } = useDashboardCurrency();
+  const money = (v: number) => formatMoney(v, currency);
   const fmtTick = tick(interval);
   const chartData = periods.map((p) => ({ ...p, label: fmtTick(p.timestamp) }));
-  const axisMoney = (v: number) => formatMoney(v, CURRENCY).replace(/\.00$/, '');
+  const axisMoney = (v: number) => formatMoney(v, currency).replace(/\.00$/, '');
 
   return (
     <Box sx={{ py: 2 }}>
@@ -213,6 +226,11 @@ export const Dashboard = () => {
         <TextField size="small" type="date" label="From" value={start} onChange={(e) => e.target.value && setStart(e.target.value)} slotProps={{ inputLabel: { shrink: true } }} />
         <TextField size="small" type="date" label="To" value={end} onChange={(e) => e.target.value && setEnd(e.target.value)} slotProps={{ inputLabel: { shrink: true } }} />
       </Stack>
+      {mixed.length ? (
+        <Alert severity="info" sx={{ mb: 2 }}>
+          Your orders are in several currencies ({mixed.join(', ')}); totals add their amounts as they are and are shown in {mixed[0]}.
+        </Alert>
+      ) : null}
       {metrics.error ? (
         <Alert severity="error" sx={{ mb: 2 }}>
           {metrics.error.message}

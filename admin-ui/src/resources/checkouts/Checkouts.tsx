@@ -1,5 +1,6 @@
 /** Checkouts (open, expired, confirmed, succeeded, failed): who is buying what, for how much. */
-import { DataTable, FunctionField, List, ReferenceInput, SelectInput, Show, SimpleShowLayout, TextField } from 'react-admin';
+import { DataTable, FunctionField, List, ReferenceInput, SelectInput, Show, SimpleShowLayout, TextField, TopToolbar } from 'react-admin';
+import { OpenInTemporal } from '../../common/temporal.tsx';
 import { Link } from 'react-router-dom';
 import { DateTimeField, MoneyField, formatMoney } from '../../common/money.tsx';
 import { StatusField } from '../../common/StatusChip.tsx';
@@ -41,7 +42,7 @@ export const CheckoutList = () => (
 );
 
 export const CheckoutShow = () => (
-  <Show>
+  <Show actions={<TopToolbar><FunctionField<Checkout> render={(c) => <OpenInTemporal workflowId={`checkout-confirm:${c.id}`} />} /></TopToolbar>}>
     <SimpleShowLayout>
       <StatusField label="Status" />
       <FunctionField<Checkout> label="Product" render={(c) => (c.product ? <Link to={`/products/${c.product.id}/show`}>{c.product.name}</Link> : '—')} />

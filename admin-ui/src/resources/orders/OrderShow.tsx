@@ -24,6 +24,7 @@ import { DateTimeField, MoneyField, formatMoney } from '../../common/money.tsx';
 import { StatusChip, StatusField } from '../../common/StatusChip.tsx';
 import { humanize } from '../../common/choices.ts';
 import { RefundDialog } from './RefundDialog.tsx';
+import { OpenInTemporal, anyOf } from '../../common/temporal.tsx';
 import type { Order, Refund } from './types.ts';
 
 const InvoiceButton = () => {
@@ -127,6 +128,12 @@ const Lines = () => {
   );
 };
 
+/** The order's runs: its checkout confirmation, its subscription, its refunds. */
+const OrderRuns = () => {
+  const o = useRecordContext<Order>();
+  return o ? <OpenInTemporal query={anyOf({ OrderId: o.id, CheckoutId: o.checkout_id, SubscriptionId: o.subscription_id })} /> : null;
+};
+
 const Title = () => {
   const o = useRecordContext<Order>();
   return <>{o ? `Order of ${formatMoney(o.total_amount, o.currency)}` : 'Order'}</>;
@@ -139,6 +146,7 @@ export const OrderShow = () => (
       <TopToolbar>
         <InvoiceButton />
         <RefundButton />
+        <OrderRuns />
       </TopToolbar>
     }
   >
@@ -165,6 +173,7 @@ export const OrderShow = () => (
             <DataTable.Col source="reason" render={(r) => humanize(r.reason)} />
             <DataTable.Col source="status" render={(r) => <StatusChip status={r.status} />} />
             <DataTable.Col source="revoke_benefits" label="Benefits revoked" render={(r) => (r.revoke_benefits ? 'Yes' : 'No')} />
+            <DataTable.Col label="Workflow" render={(r) => <OpenInTemporal workflowId={`refund:${r.id}`} />} />
           </DataTable>
         </ReferenceManyField>
       </Labeled>

@@ -44,6 +44,7 @@ import { cancellationReasons, humanize } from '../../common/choices.ts';
 import { DateTimeField, MoneyField, formatDate, formatMoney } from '../../common/money.tsx';
 import { currentOrganizationId } from '../../common/organization.ts';
 import { StatusField } from '../../common/StatusChip.tsx';
+import { OpenInTemporal } from '../../common/temporal.tsx';
 
 export interface Subscription {
   id: string;
@@ -271,6 +272,7 @@ const Actions = () => {
       ) : null}
       {live(sub) ? <Button size="small" onClick={() => setDialog('change')}>Change product</Button> : null}
       {live(sub) ? <Button size="small" color="error" onClick={() => setDialog('revoke')}>Revoke now</Button> : null}
+      <OpenInTemporal workflowId={`subscription:${sub.id}`} />
       {dialog === 'cancel' ? <CancelDialog sub={sub} onClose={close} /> : null}
       {dialog === 'revoke' ? <RevokeDialog sub={sub} onClose={close} /> : null}
       {dialog === 'change' ? <ChangeProductDialog sub={sub} onClose={close} /> : null}

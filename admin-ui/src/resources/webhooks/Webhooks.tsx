@@ -33,6 +33,7 @@ import { api } from '../../common/api.ts';
 import { ApiTable } from '../../common/ApiTable.tsx';
 import { CopyButton } from '../../common/CopyButton.tsx';
 import { DateTimeField, formatDate } from '../../common/money.tsx';
+import { OpenInTemporal, anyOf } from '../../common/temporal.tsx';
 
 export const EVENT_TYPES = [
   'checkout.created', 'checkout.updated',
@@ -165,9 +166,13 @@ const Deliveries = () => {
   };
   return (
     <Box sx={{ width: '100%' }}>
-      <Button size="small" onClick={() => setTick(tick + 1)}>
-        Refresh deliveries
-      </Button>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+        <Button size="small" onClick={() => setTick(tick + 1)}>
+          Refresh deliveries
+        </Button>
+        {/* Retries run as webhook-delivery workflows carrying the endpoint's id (first attempts are batched by the dispatcher). */}
+        <OpenInTemporal query={anyOf({ WebhookEndpointId: endpoint.id })} label="Open retries in Temporal" />
+      </Stack>
       <ApiTable<Delivery>
         path="/v1/webhooks/deliveries"
         query={{ endpoint_id: endpoint.id }}
