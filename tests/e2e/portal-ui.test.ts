@@ -1,10 +1,11 @@
 /**
  * The customer portal in Chromium against the real stack: sign-in with the code mailed to MailDev,
  * the order and its invoice PDF, cancelling and resuming a subscription, deactivating a license key
- * activation, adding and removing a card, and a phone-width pass. axe-core runs on every page.
+ * activation, adding a card, making it the default and removing it, and a phone-width pass. axe-core runs on every page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { startTestServer, waitForMail, type TestServer } from '../harness.ts';
 import { insertFile } from '../catalogue/helpers-b.ts';
@@ -151,16 +152,30 @@ describe('customer portal', () => {
     await shot(page, 'portal-8-benefits');
   });
 
-  it('adds and removes a card', async () => {
+  it('adds a card, makes it the default and removes it', async () => {
     await nav(page, 'Payment methods');
     await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
     await page.getByRole('button', { name: 'Add a card' }).click();
     await fillCard(page, '5555 5555 5555 4444');
+    await page.getByLabel(/Use this card for my subscriptions/).uncheck();
     await expectAccessible(page, 'add a card');
     await page.getByRole('button', { name: 'Save card' }).click();
     await page.getByText('Your card was added.').waitFor();
-    await page.getByRole('listitem', { name: 'Mastercard ending in 4444' }).waitFor();
+    const master = page.getByRole('listitem', { name: 'Mastercard ending in 4444' });
+    const visa = page.getByRole('listitem', { name: 'Visa ending in 4242' });
+    await master.waitFor();
+    await visa.getByText('Default', { exact: true }).waitFor();
+    expect(await master.getByText('Default', { exact: true }).count()).toBe(0);
     await shot(page, 'portal-9-card-added');
+    await page.getByRole('button', { name: 'Make default: Mastercard ending in 4444' }).click();
+    await page.getByText('Your subscriptions will now be charged to the Mastercard card ending in 4444.').waitFor();
+    await master.getByText('Default', { exact: true }).waitFor();
+    expect(await visa.getByText('Default', { exact: true }).count()).toBe(0);
+    const customers = await s.call('GET', `/v1/customers/?email=${encodeURIComponent(email)}`);
+    const pms = await srv.deps.orm.em.fork().find(PaymentMethod, { customer: customers.body.items[0].id, deletedAt: null, isDefault: true });
+    expect(pms.map((m) => m.last4)).toEqual(['4444']);
+    await expectAccessible(page, 'default card');
+    await shot(page, 'portal-9b-default-card');
     await page.getByRole('button', { name: 'Remove Mastercard ending in 4444' }).click();
     await page.getByText('The Mastercard card ending in 4444 was removed.').waitFor();
     await until(async () => (await page.getByRole('listitem', { name: 'Mastercard ending in 4444' }).count()) === 0);

@@ -1,7 +1,8 @@
 /**
  * /v1/customer-portal/customers/me/payment-methods (bearer customer session): the session customer's
  * saved cards. Adding one saves a card through the processor without charging it (setup) from a
- * confirmation token; deleting one detaches it at the processor. Another customer's method is a 404.
+ * confirmation token; PATCH `{ "default": true }` makes one the default (the card renewals and dunning
+ * retries charge); deleting one detaches it at the processor. Another customer's method is a 404.
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
@@ -58,6 +59,11 @@ export const paymentMethodCreateSchema = z.object({
   confirmation_token_id: z.string().trim().min(1).max(255),
   set_default: z.boolean(),
   return_url: z.url().max(2048),
+});
+
+/** PATCH body: the only change a customer makes to a saved card is making it the default. */
+export const paymentMethodUpdateSchema = z.object({
+  default: z.literal(true, { error: 'Only true is accepted: make another card the default instead.' }),
 });
 
 const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
@@ -119,6 +125,29 @@ export const routes: RouteSpec[] = [
         if (setup.status === 'declined') throw PaymentError(setup.message);
         const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method: setup.paymentMethod });
         if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
+        await tx.flush();
+        return serializePaymentMethod(pm);
+      });
+      return result;
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/customer-portal/customers/me/payment-methods/:id',
+    summary: 'Make one of the customer’s saved payment methods the default (renewals charge it)',
+    tags: ['customer-portal'],
+    auth: write,
+    params: z.object({ id: z.uuid() }),
+    body: paymentMethodUpdateSchema,
+    response: paymentMethodSchema,
+    async handler({ params, principal, em }) {
+      requireFullSession(principal, 'Changing the default payment method');
+      const { customerId } = asCustomer(principal);
+      const { result } = await inTransaction(em, async (tx) => {
+        await tx.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const pm = await tx.findOne(PaymentMethod, { id: params.id, customer: customerId, deletedAt: null });
+        if (!pm) throw ResourceNotFound('Payment method not found');
+        if (!pm.isDefault) await setDefaultPaymentMethod(tx, pm);
         await tx.flush();
         return serializePaymentMethod(pm);
       });

@@ -554,6 +554,20 @@ export function PaymentMethodsPage() {
     }
   };
 
+  const makeDefaultCard = async (pm: PaymentMethod) => {
+    setBusy(pm.id);
+    setError(null);
+    try {
+      await call('PATCH', `/v1/customer-portal/customers/me/payment-methods/${pm.id}`, { default: true });
+      setStatus(`Your subscriptions will now be charged to the ${BRAND_NAMES[pm.card.brand] ?? pm.card.brand} card ending in ${pm.card.last4}.`);
+      methods.reload();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
   return (
     <>
       <h1>Payment methods</h1>
@@ -577,9 +591,16 @@ export function PaymentMethodsPage() {
                 <p className="muted small">
                   Expires {String(pm.card.exp_month).padStart(2, '0')}/{pm.card.exp_year}
                 </p>
-                <button type="button" className="small" onClick={() => void remove(pm)} disabled={busy !== null} aria-label={`Remove ${label}`}>
-                  {busy === pm.id ? 'Removing…' : 'Remove'}
-                </button>
+                <div className="actions">
+                  {!pm.default && (
+                    <button type="button" className="small" onClick={() => void makeDefaultCard(pm)} disabled={busy !== null} aria-label={`Make default: ${label}`}>
+                      Make default
+                    </button>
+                  )}
+                  <button type="button" className="small" onClick={() => void remove(pm)} disabled={busy !== null} aria-label={`Remove ${label}`}>
+                    Remove
+                  </button>
+                </div>
               </li>
             );
           })}
