@@ -5,6 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import compression from 'compression';
 import { RequestContext } from '@mikro-orm/core';
 import passport from 'passport';
 import type { Connection } from '@temporalio/client';
@@ -170,9 +171,17 @@ function serveUi(app: express.Express, pageHeaders: express.RequestHandler) {
   const spa = (dir: string) => (_req: Request, res: Response, next: NextFunction) =>
     existsSync(path.join(dir, 'index.html')) ? res.sendFile(path.join(dir, 'index.html')) : next();
   app.get('/', (_req, res) => res.redirect('/dashboard/'));
-  app.use('/dashboard', express.static(admin, { index: false }));
+  // gzip/br for the bundles and pages; Vite's content-hashed files under assets/ never change.
+  app.use(['/dashboard', '/portal', '/checkout'], compression());
+  const assets: Parameters<typeof express.static>[1] = {
+    index: false,
+    setHeaders: (res, file) => {
+      if (/[\\/]assets[\\/][^\\/]+-[\w-]{8,}\.\w+$/.test(file)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    },
+  };
+  app.use('/dashboard', express.static(admin, assets));
   app.get(['/dashboard', '/dashboard/{*rest}'], spa(admin));
-  app.use('/portal', express.static(portal, { index: false }));
+  app.use('/portal', express.static(portal, assets));
   app.get(['/portal', '/portal/{*rest}', '/checkout/{*rest}'], spa(portal));
 }
 
