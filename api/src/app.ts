@@ -24,6 +24,7 @@ import type { EntityManager } from './kit/db.ts';
 import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
 import { idempotencyKeys } from './modules/idempotency/middleware.ts';
+import { apiRateLimits } from './kit/rate-limits.ts';
 import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -134,6 +135,7 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
     }
     next();
   });
+  api.use('/v1', apiRateLimits(deps.cfg));
   api.use('/v1', idempotencyKeys(deps));
   mount(api, deps, allRoutes);
   app.use(api);

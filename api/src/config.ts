@@ -206,6 +206,10 @@ export const configSchema = z
      * IP and path, shared through PostgreSQL). Unset means on, except under NODE_ENV=test.
      */
     RATE_LIMIT_ENABLED: bool.optional(),
+    /** /v1 requests per minute per organization, customer or user (kit/rate-limits.ts). */
+    API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(500),
+    /** /v1 requests per minute per client address without credentials (public checkout, license keys). */
+    API_RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     /** Sign-in refuses unverified emails (403, the verification mail is sent again); sign-up does not sign in. */
     REQUIRE_EMAIL_VERIFICATION: bool.default(false),
     /** Account deletion is confirmed through a mailed link (GET /api/auth/delete-user/callback). */
