@@ -133,7 +133,10 @@ describe('customer portal', () => {
     await card.getByRole('button', { name: 'Change plan' }).click();
     await card.getByRole('radio', { name: /Cloud sync Plus/ }).check();
     await card.getByText(/New price: \$19\.00 \/ month/).waitFor();
-    await card.getByText(/For the rest of this period/).waitFor();
+    await card.getByText(/For the rest of this period: credit of \$\d+\.\d\d for your current plan, charge of \$\d+\.\d\d for the new one\./).waitFor();
+    // The amount the API's preview computes (the seller's default proration: carried to the next invoice).
+    const added = await card.getByText(/is added to your next invoice\./).textContent();
+    expect(added).toMatch(/^\$\d+\.\d\d is added to your next invoice\.$/);
     await expectAccessible(page, 'change plan');
     await shot(page, 'portal-7-change-plan');
     await card.getByRole('button', { name: 'Keep current plan' }).click();

@@ -48,6 +48,7 @@ import {
 } from './schemas.ts';
 import { checkoutScope, requireFullSession, sessionCheckoutId, withinScope } from './scope.ts';
 import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updatePortalCustomer } from './service.ts';
+import { routes as planChangeRoutes } from './plan-change.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -103,6 +104,7 @@ function grantOrderBy(sorting: string[]) {
 }
 
 export const routes = [
+  ...planChangeRoutes,
   // ---- Customer ------------------------------------------------------------------------------------
   route({
     method: 'get',

@@ -629,6 +629,21 @@ export interface ProductChangeInput {
 }
 
 /**
+ * What moving `s` to the product at `at` bills, without changing anything: the new per-period amount,
+ * the proration (credit for the old price, debit for the new, net), the behaviour, and the tax when
+ * the net is billed now (`invoice`). applyProductChange applies exactly this; the portal previews it.
+ */
+export async function quoteProductChange(em: EntityManager, s: Subscription, input: ProductChangeInput, at: Date) {
+  const { product, price } = await checkProductChange(em, s, input.productId);
+  const behavior = input.prorationBehavior ?? subscriptionSettings(s.organization.subscriptionSettings).proration_behavior;
+  const newAmount = await recurringAmount(em, s, price, product.id, s.currentPeriodStart);
+  const proration = s.currentPeriodEnd ? prorate(s.amount, newAmount, prorationFactor(at, s.currentPeriodStart, s.currentPeriodEnd)) : { credit: 0, debit: 0, net: 0 };
+  const billedNow = behavior === 'invoice' && proration.net > 0;
+  const tax = billedNow ? taxOn(proration.net, await subscriptionTaxBasisPoints(em, s)) : 0;
+  return { product, price, behavior, newAmount, ...proration, billedNow, tax };
+}
+
+/**
  * Moves the subscription to another product's price for the rest of the period. Proration factor =
  * seconds left / seconds in the period; credit the old amount, debit the new one. `invoice`: a
  * positive difference is billed now with a `subscription_update` order (answered as `orderId` for the
@@ -643,20 +658,15 @@ export async function applyProductChange(
   return em.transactional(async (tx) => {
     const s = await lockSubscription(tx, id);
     if (!s) throw AlreadyCanceledSubscription();
-    const { product, price } = await checkProductChange(tx, s, input.productId);
-    const behavior = input.prorationBehavior ?? subscriptionSettings(s.organization.subscriptionSettings).proration_behavior;
+    const { product, price, newAmount, net: diff, billedNow, tax } = await quoteProductChange(tx, s, input, at);
     const previousProductId = s.product.id;
-    const oldAmount = s.amount;
-    const newAmount = await recurringAmount(tx, s, price, product.id, s.currentPeriodStart);
-    const diff = s.currentPeriodEnd ? prorate(oldAmount, newAmount, prorationFactor(at, s.currentPeriodStart, s.currentPeriodEnd)).net : 0;
     if (s.discount && !(await discountAppliesToProduct(tx, s.discount, product.id))) s.discount = null;
     s.product = product;
     s.price = price;
     s.amount = newAmount;
     s.recurringInterval = product.recurringInterval!;
     let order: Order | null = null;
-    if (behavior === 'invoice' && diff > 0) {
-      const tax = taxOn(diff, await subscriptionTaxBasisPoints(tx, s));
+    if (billedNow) {
       order = tx.create(Order, {
         organization: s.organization,
         customer: s.customer,

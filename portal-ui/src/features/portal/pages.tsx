@@ -1,5 +1,5 @@
 /** The portal's pages. Every amount and date comes from the API; nothing is computed here but display. */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, errorMessage, type Page } from '../../api.ts';
 import { AddressFields, cleanAddress, guessCountry } from '../../components/AddressFields.tsx';
@@ -434,7 +434,7 @@ function SubscriptionCard({ subscription: s, onChanged }: { subscription: Subscr
               );
             })}
           </fieldset>
-          {target && <ProrationPreview subscription={s} price={products.find((p) => p.id === target)!.prices.find((x) => !x.is_archived) as Price} behavior={organization.subscription_settings?.proration_behavior ?? 'prorate'} />}
+          {target && <ProrationPreview subscription={s} productId={target} />}
           <div className="actions">
             <button type="submit" className="primary" disabled={busy || !target}>
               {busy ? 'Changing…' : 'Confirm plan change'}
@@ -449,30 +449,55 @@ function SubscriptionCard({ subscription: s, onChanged }: { subscription: Subscr
   );
 }
 
-/**
- * What the API will apply: the unused part of the current period is credited at the old price and
- * charged at the new one (factor = time left / period length), billed now (`invoice`) or with the
- * next renewal (`prorate`). The API has no preview endpoint, so this repeats its rule for display.
- */
-function ProrationPreview({ subscription: s, price, behavior }: { subscription: Subscription; price: Price; behavior: string }) {
-  const newAmount = price.amount_type === 'fixed' ? price.price_amount : 0;
-  const start = Date.parse(s.current_period_start);
-  const end = s.current_period_end ? Date.parse(s.current_period_end) : start;
-  const now = Date.now();
-  const factor = end > start ? Math.min(1, Math.max(0, (end - now) / (end - start))) : 0;
-  const credit = Math.round(s.amount * factor);
-  const debit = Math.round(newAmount * factor);
-  const net = debit - credit;
-  const interval = price.type === 'recurring' ? price.recurring_interval : s.recurring_interval;
+interface PlanChangePreview {
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  proration_behavior: 'invoice' | 'prorate';
+  proration: { credit: number; debit: number; net: number };
+  charged_now: { subtotal_amount: number; tax_amount: number; total_amount: number } | null;
+  next_invoice_adjustment: number;
+  current_period_end: string | null;
+}
+
+/** What the API will bill for the change, as it computes it (`POST …/subscriptions/{id}/preview`). */
+function ProrationPreview({ subscription: s, productId }: { subscription: Subscription; productId: string }) {
+  const call = usePortalApi();
+  const [preview, setPreview] = useState<PlanChangePreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setPreview(null);
+    setError(null);
+    call<PlanChangePreview>('POST', `/v1/customer-portal/subscriptions/${s.id}/preview`, { product_id: productId }).then(
+      (p) => live && setPreview(p),
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [call, s.id, productId]);
+  if (error) return <Alert>{error}</Alert>;
+  if (!preview) return <Loading label="Calculating the price change…" />;
+  const { credit, debit, net } = preview.proration;
+  const money = (v: number) => formatMoney(v, preview.currency);
   return (
     <div className="proration" role="status">
       <p>
-        New price: <strong>{formatRecurring(newAmount, s.currency, interval)}</strong>, from your next renewal on {formatDate(s.current_period_end)}.
+        New price: <strong>{formatRecurring(preview.amount, preview.currency, preview.recurring_interval)}</strong>, from your next renewal on{' '}
+        {formatDate(preview.current_period_end)}.
       </p>
       <p>
-        For the rest of this period: credit of {formatMoney(credit, s.currency)} for your current plan, charge of {formatMoney(debit, s.currency)} for
-        the new one — {net >= 0 ? `${formatMoney(net, s.currency)} to pay` : `${formatMoney(-net, s.currency)} in your favour`}
-        {behavior === 'invoice' ? ', billed now.' : ', settled on your next invoice.'}
+        For the rest of this period: credit of {money(-credit)} for your current plan, charge of {money(debit)} for the new one.
+      </p>
+      <p>
+        <strong>
+          {preview.charged_now
+            ? `You pay ${money(preview.charged_now.total_amount)} now${preview.charged_now.tax_amount ? ` (${money(preview.charged_now.subtotal_amount)} + ${money(preview.charged_now.tax_amount)} tax)` : ''}.`
+            : net >= 0
+              ? `${money(net)} is added to your next invoice.`
+              : `${money(-net)} is credited on your next invoice.`}
+        </strong>
       </p>
     </div>
   );
