@@ -40,14 +40,13 @@ import { Discount } from '../discounts/entities.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Order } from '../orders/entities.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
-import { ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
+import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Checkout, CheckoutChargeAttempt, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { CHECKOUT_POPULATE, CHECKOUT_SECRET_PREFIX, NotOpenCheckout, notRedeemable, updateCheckout, validateCustomFieldData } from './service.ts';
 
-export const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
 export const AlreadyActiveSubscriptionError = (detail = 'You already have an active subscription.') =>
   new ApiError(403, 'AlreadyActiveSubscriptionError', detail);
 

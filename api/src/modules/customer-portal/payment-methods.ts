@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod/v4';
 import { inTransaction } from '../../kit/db.ts';
-import { ApiError, ResourceNotFound } from '../../kit/errors.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
@@ -20,7 +20,7 @@ import {
   savePaymentMethod,
   setDefaultPaymentMethod,
 } from '../payment-methods/service.ts';
-import { ProcessorError } from '../payments/processor.ts';
+import { PaymentError, ProcessorError } from '../payments/processor.ts';
 import { requireFullSession, sessionCheckoutId } from './scope.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
@@ -66,7 +66,6 @@ export const paymentMethodUpdateSchema = z.object({
   default: z.literal(true, { error: 'Only true is accepted: make another card the default instead.' }),
 });
 
-const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
 
 export const routes: RouteSpec[] = [
   route({

@@ -3,6 +3,8 @@
  * behaves like Stripe's test mode) and a Stripe adapter for production. Amounts are integers in minor
  * units. Every money-moving call takes an idempotency key: repeating it returns the first result.
  */
+import { ApiError } from '../../kit/errors.ts';
+
 export interface CardDetails {
   brand: string;
   last4: string;
@@ -64,3 +66,6 @@ export class ProcessorError extends Error {
     this.name = 'ProcessorError';
   }
 }
+
+/** A charge or card setup the processor refused, as the API answers it (400 `PaymentError`). */
+export const PaymentError = (detail: string) => new ApiError(400, 'PaymentError', detail);
