@@ -22,6 +22,7 @@ import { Checkout, CheckoutChargeAttempt, DiscountRedemption } from './checkouts
 import { Order } from './orders/entities.ts';
 import { Subscription } from './subscriptions/entities.ts';
 import { MeteredBilling } from './usage/entities.ts';
+import { Pledge } from './pledges/entities.ts';
 import { PaymentMethod } from './payment-methods/entities.ts';
 import { TaxRate } from './tax-rates/entities.ts';
 import { CustomerSessionCode } from './customer-portal/sign-in-entities.ts';
@@ -49,6 +50,7 @@ export const allEntities = [
   Refund,
   CustomerSessionCode,
   MeteredBilling,
+  Pledge,
   ...oauth2Entities,
   IdempotencyKey,
 ];

@@ -17,6 +17,7 @@ import { routes as metricsRoutes } from './metrics/routes.ts';
 import { routes as repositoryRoutes } from './repositories/routes.ts';
 import { routes as sandboxRoutes } from './payments/routes.ts';
 import { routes as usageRoutes } from './usage/routes.ts';
+import { routes as pledgeRoutes } from './pledges/routes.ts';
 import { routes as orderRoutes } from './orders/routes.ts';
 import { routes as subscriptionRoutes } from './subscriptions/routes.ts';
 import { portalSubscriptionRoutes } from './subscriptions/portal-routes.ts';
@@ -60,6 +61,7 @@ export const allRoutes: RouteSpec[] = [
   ...portalSubscriptionRoutes,
   ...refundRoutes,
   ...usageRoutes,
+  ...pledgeRoutes,
   ...operationsRoutes,
   ...oauth2Routes,
 ];
