@@ -17,6 +17,7 @@ import {
   stopAll,
   type Running,
 } from '../infra/src/services.ts';
+import { createRunNamespace, deleteNamespace, deleteStaleRunNamespaces, runNamespaceName } from '../infra/src/temporal-housekeeping.ts';
 import { bundleWorkflows } from '../workers/src/worker.ts';
 
 let running: Running[] = [];
@@ -33,6 +34,12 @@ export default async function setup(_project: TestProject) {
   process.env.LOG_LEVEL ??= 'silent';
 
   running = await startBackingServices(base, process.env, () => {}, { temporalDbFile: null });
+  // The run's workflows live in a namespace of its own, deleted at the end with every run in it: a
+  // shared dev server does not fill up with test runs (and a killed run's namespace goes next time).
+  await deleteStaleRunNamespaces(base.TEMPORAL_ADDRESS, base.TEMPORAL_NAMESPACE, 'test').catch(() => {});
+  const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'test');
+  await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
+  process.env.TEMPORAL_NAMESPACE = namespace;
   await dropStaleTestDatabases(base.DATABASE_URL, dbName);
   await ensureDatabase(dbUrl.toString(), { recreate: true });
   const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 }, allEntities);
@@ -49,6 +56,7 @@ export default async function setup(_project: TestProject) {
   return async () => {
     await dropStaleTestDatabases(base.DATABASE_URL, dbName, process.pid).catch(() => {});
     rmSync(codePath, { force: true });
+    await deleteNamespace(base.TEMPORAL_ADDRESS, namespace).catch(() => {});
     await stopAll(running);
   };
 }

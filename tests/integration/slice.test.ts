@@ -47,7 +47,7 @@ describe('product creation slice', () => {
     // It is visible in the Temporal Web UI (through the UI server's own API).
     const ui = loadConfig().TEMPORAL_UI_URL.replace('localhost', '127.0.0.1');
     const described = await json(
-      await fetch(`${ui}/api/v1/namespaces/default/workflows/${encodeURIComponent(productCreatedWorkflowId(product.id))}`),
+      await fetch(`${ui}/api/v1/namespaces/${srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows/${encodeURIComponent(productCreatedWorkflowId(product.id))}`),
     );
     expect(described.workflowExecutionInfo).toMatchObject({
       type: { name: 'productCreatedWorkflow' },
