@@ -92,7 +92,7 @@ describe('console: OAuth applications, consent, authorized apps', () => {
     await page.getByRole('heading', { name: 'Authorize Example app' }).waitFor();
     await page.getByText(`Example app wants to act for you (${s.email}).`).waitFor();
     const scopes = page.getByRole('list', { name: 'It will be able to' });
-    await expect.poll(async () => (await scopes.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '))).toEqual([
+    await expect.poll(async () => (await scopes.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')), { timeout: 20_000 }).toEqual([
       'Know who you are openid',
       'See your email address email',
       'Read products products:read',
@@ -137,13 +137,13 @@ describe('console: OAuth applications, consent, authorized apps', () => {
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${srv.url}/dashboard/#/oauth2/authorized`);
     const entries = page.getByRole('region', { name: 'Example app' });
-    await expect.poll(() => entries.count()).toBe(2);
+    await expect.poll(() => entries.count(), { timeout: 20_000 }).toBe(2);
     await expectAccessible(page, 'authorized apps');
     await shot(page, 'oauth2-authorized-apps');
     const userEntry = entries.filter({ hasText: 'Acts for you' });
     await userEntry.getByRole('button', { name: 'Revoke access' }).click();
-    await expect.poll(() => entries.count()).toBe(1);
-    await expect.poll(async () => (await fetch(`${srv.url}/v1/products/`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    await expect.poll(() => entries.count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(async () => (await fetch(`${srv.url}/v1/products/`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, { timeout: 20_000 }).toBe(401);
     expect((await fetch(`${srv.url}/v1/products/`, { headers: { authorization: `Bearer ${orgTokens.access_token}` } })).status).toBe(200);
   });
 });

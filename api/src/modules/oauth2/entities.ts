@@ -92,6 +92,7 @@ export const OAuth2Token = defineEntity({
     accessExpiresAt: p.datetime(),
     refreshExpiresAt: p.datetime().nullable(),
     refreshUsedAt: p.datetime().nullable(),
+    /** The access token was revoked (its refresh token stays good unless the grant is revoked). */
     revokedAt: p.datetime().nullable(),
   },
 });

@@ -107,7 +107,7 @@ export const routes = [
     tags,
     auth: userOnly,
     body: clientConfigurationSchema,
-    status: 201,
+    // 200 as Polar answers it (its SDK accepts nothing else), not RFC 7591's 201.
     response: clientSchema,
     async handler({ body, principal, em }) {
       checkRedirectUris(body);
@@ -183,17 +183,18 @@ export const routes = [
   route({
     method: 'delete',
     path: '/v1/oauth2/register/:client_id',
-    summary: 'Delete an OAuth2 client; every token it holds stops working',
+    summary: 'Delete an OAuth2 client; every token it holds stops working (answers the deleted client, as Polar does)',
     tags,
     auth: userOnly,
     params: clientIdParams,
-    status: 204,
+    response: clientSchema,
     async handler({ params, principal, em }) {
       const c = await ownClient(em, principal, params.client_id);
       c.deletedAt = new Date();
       await em.flush();
       const grants = await em.find(OAuth2Grant, { client: c.id, revokedAt: null }, { fields: ['id'] });
       for (const g of grants) await revokeGrant(em, g.id);
+      return serializeClient(c);
     },
   }),
 

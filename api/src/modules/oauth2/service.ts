@@ -345,7 +345,8 @@ export async function refresh(em: EntityManager, cfg: Config, client: OAuth2Clie
   const token = await em.findOne(OAuth2Token, { refreshTokenHash: sha256Hex(form.refresh_token) }, { populate: ['grant', 'grant.client'] });
   const grant = token?.grant as OAuth2Grant | undefined;
   if (!token || !grant || grant.client.id !== client.id) throw new OAuthError(400, 'invalid_grant', 'Invalid refresh token');
-  if (grant.revokedAt || token.revokedAt) throw new OAuthError(400, 'invalid_grant', 'Refresh token revoked');
+  // A revoked access token (token.revokedAt) leaves its refresh token usable; a revoked grant does not.
+  if (grant.revokedAt) throw new OAuthError(400, 'invalid_grant', 'Refresh token revoked');
   const spent = await em.nativeUpdate(OAuth2Token, { id: token.id, refreshUsedAt: null }, { refreshUsedAt: new Date() });
   if (spent === 0) {
     await revokeGrant(em, grant.id);
@@ -399,7 +400,8 @@ export async function introspect(em: EntityManager, cfg: Config, client: OAuth2C
     if (!t) continue;
     const g = t.grant as OAuth2Grant;
     const exp = kind === 'access_token' ? t.accessExpiresAt : t.refreshExpiresAt;
-    const dead = !!t.revokedAt || !!g.revokedAt || !exp || exp.getTime() <= Date.now() || (kind === 'refresh_token' && !!t.refreshUsedAt);
+    const revoked = kind === 'access_token' ? !!t.revokedAt : !!t.refreshUsedAt;
+    const dead = revoked || !!g.revokedAt || !exp || exp.getTime() <= Date.now();
     if (dead || g.client.id !== client.id) return { active: false };
     return {
       active: true,
