@@ -9,6 +9,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Box, Button, Card, CardContent, Stack, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { authApi } from '../common/api.ts';
 import { formatDate } from '../common/money.tsx';
+import { LinkedAccountsSection } from './LinkedAccounts.tsx';
+import { PasskeysSection } from './Passkeys.tsx';
 
 /** A titled card; every section of the page is one. */
 export const AccountSection = ({ title, id, children }: { title: string; id: string; children: ReactNode }) => (
@@ -98,7 +100,8 @@ export const AccountPage = () => (
     <Title title="Your account" />
     <Stack spacing={2}>
       <ProfileSection />
-      {/* Passkeys and linked sign-in providers: their sections go here, between security and sessions. */}
+      <PasskeysSection />
+      <LinkedAccountsSection />
       <SessionsSection />
     </Stack>
   </Box>

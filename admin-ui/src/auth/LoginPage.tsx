@@ -4,6 +4,7 @@ import { Link as RouterLink, useLocation } from 'react-router-dom';
 import { useLogin } from 'react-admin';
 import { Alert, Button, Link, Stack, TextField } from '@mui/material';
 import { AuthCard } from './AuthCard.tsx';
+import { SignInAlternatives } from './SignInAlternatives.tsx';
 
 export const LoginPage = () => {
   const login = useLogin();
@@ -54,6 +55,7 @@ export const LoginPage = () => {
               Forgot your password?
             </Link>
           </Stack>
+          <SignInAlternatives />
         </Stack>
       </form>
     </AuthCard>

@@ -1,5 +1,6 @@
 /** Every entity the ORM knows; deps.ts passes `allEntities` to `initOrm`. Add a module's entities here. */
 import { Account, RateLimit, Session, User, Verification } from '../auth/entities.ts';
+import { Passkey } from '../auth/passkeys/entities.ts';
 import { Invitation, Member, Organization, OrganizationAccessToken, Team } from './organizations/entities.ts';
 import { Product, ProductBenefit, ProductCustomField, ProductMedia, ProductPrice } from './products/entities.ts';
 import { Benefit } from './benefits/entities.ts';
@@ -32,6 +33,7 @@ import { IdempotencyKey } from './idempotency/entities.ts';
 
 export const allEntities = [
   User, Account, Session, Verification, RateLimit,
+  Passkey,
   Organization, Member, OrganizationAccessToken, Team, Invitation,
   Product, ProductPrice, ProductBenefit, ProductMedia, ProductCustomField,
   Benefit, BenefitGrant, LicenseKey, LicenseKeyActivation, CustomField,

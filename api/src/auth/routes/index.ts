@@ -19,6 +19,7 @@ import { invitationEndpoints } from './organization-invitations.ts';
 import { memberEndpoints } from './organization-members.ts';
 import { teamEndpoints } from './organization-teams.ts';
 import { socialEndpoints } from '../social/routes.ts';
+import { passkeyEndpoints } from '../passkeys/routes.ts';
 import { organizationEndpoints } from './organizations.ts';
 
 /** Every endpoint of /api/auth, mounted in this order. */
@@ -31,6 +32,7 @@ export const authEndpoints: AuthEndpoint[] = [
   ...teamEndpoints,
   ...authPaymentsEndpoints,
   ...socialEndpoints,
+  ...passkeyEndpoints,
 ];
 
 export function authRouter(deps: Deps): Router {
