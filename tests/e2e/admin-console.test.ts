@@ -247,7 +247,7 @@ describe('seller console', () => {
     await page.getByRole('heading', { name: 'Sign in to your seller console' }).waitFor();
     await page.getByLabel(/^Email or username/).fill(seller.username);
     await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('combobox', { name: 'Organization' }).waitFor();
 
     await page.getByRole('menuitem', { name: 'Access tokens' }).click();

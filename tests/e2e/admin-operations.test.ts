@@ -37,7 +37,7 @@ async function signIn(context: BrowserContext, email: string, password: string):
   await page.goto(`${srv.url}/dashboard/#/login`);
   await page.getByLabel(/^Email or username/).fill(email);
   await page.getByLabel(/^Password/).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
   return page;
 }

@@ -65,7 +65,7 @@ describe('seller console: entry and settings', () => {
     await page.getByText('Your password was changed. Sign in with the new one.').waitFor();
     await page.getByLabel(/^Email or username/).fill(s.email);
     await page.getByLabel(/^Password/).fill('a brand new passphrase');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
 
     // Email verification from the banner's mail.

@@ -1,12 +1,12 @@
 import { defaultTheme, type RaThemeOptions } from 'react-admin';
 
 /**
- * react-admin's default theme with a darker primary (white app-bar text at ≥ 4.5:1) and a layout that
+ * react-admin's default theme with a darker primary (white app-bar text at ≥ 4.5:1) and error colour (red buttons on grey at ≥ 4.5:1) and a layout that
  * never scrolls sideways on a phone: wide tables scroll inside their own box.
  */
 export const theme: RaThemeOptions = {
   ...defaultTheme,
-  palette: { ...defaultTheme.palette, primary: { main: '#3949ab' }, secondary: { main: '#283593' } },
+  palette: { ...defaultTheme.palette, primary: { main: '#3949ab' }, secondary: { main: '#283593' }, error: { main: '#b71c1c' } },
   components: {
     ...defaultTheme.components,
     RaLayout: {

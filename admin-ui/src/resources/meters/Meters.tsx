@@ -29,7 +29,7 @@ import {
   useRecordContext,
 } from 'react-admin';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Box, MenuItem, Stack, TextField as MuiTextField } from '@mui/material';
+import { Alert, Box, MenuItem, Stack, TextField as MuiTextField, Typography } from '@mui/material';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../../common/api.ts';
 import { ApiTable } from '../../common/ApiTable.tsx';
@@ -206,6 +206,11 @@ const Quantities = () => {
         </MuiTextField>
       </Stack>
       {error ? <Alert severity="error">{error.message}</Alert> : null}
+      {data ? (
+        <Typography variant="body2" sx={{ mb: 1 }}>
+          Total over the last 30 days: {data.quantities.reduce((sum, q) => sum + q.quantity, 0).toLocaleString()}
+        </Typography>
+      ) : null}
       <Box role="img" aria-label="Quantities chart" sx={{ width: '100%', height: 240 }}>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={(data?.quantities ?? []).map((q) => ({ ...q, label: formatDate(q.timestamp, false) }))}>
