@@ -39,8 +39,8 @@ describe('OAuth2 with @polar-sh/sdk', () => {
     expect(created.client_id).toMatch(/^polar_ci_/);
     expect(created.client_secret).toMatch(/^polar_cs_/);
     expect(created.token_endpoint_auth_method).toBe('client_secret_post');
-    const clientId: string = created.client_id;
-    const clientSecret: string = created.client_secret;
+    const clientId = String(created.client_id);
+    const clientSecret = String(created.client_secret);
     const listed = await asUser.oauth2.clients.list({});
     expect(listed.result.items.map((c) => c.clientId)).toEqual([clientId]);
     const updated = await asUser.oauth2.clients.update({
