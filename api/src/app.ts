@@ -25,6 +25,7 @@ import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
 import { idempotencyKeys } from './modules/idempotency/middleware.ts';
 import { apiRateLimits } from './kit/rate-limits.ts';
+import { publicCors } from './kit/cors.ts';
 import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,6 +50,17 @@ export function requestListener(deps: Deps, app: express.Express): http.RequestL
 }
 
 /**
+ * A client gets 20 s to send its headers and 30 s for its whole request (slow senders do not hold
+ * sockets and memory); idle keep-alive sockets close after 5 s.
+ */
+function withTimeouts(server: http.Server): http.Server {
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  return server;
+}
+
+/**
  * `configure` adds routes before the not-found handler (used by tests). `app.listen` serves through
  * `requestListener`, so the fast paths run wherever the application is listened on.
  */
@@ -58,7 +70,7 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
   // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
   app.set('trust proxy', deps.cfg.TRUST_PROXY);
   app.listen = ((...args: Parameters<http.Server['listen']>) =>
-    http.createServer(requestListener(deps, app)).listen(...args)) as unknown as express.Express['listen'];
+    withTimeouts(http.createServer(requestListener(deps, app))).listen(...args)) as unknown as express.Express['listen'];
 
   // Request id and one structured log line per request.
   app.use((req, res, next) => {
@@ -83,6 +95,9 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
 
   // Prometheus: request rate, latency and errors by route template; GET /metrics (kit/metrics.ts).
   mountMetrics(app, deps);
+
+  // Browsers on other sites may call the public checkout and customer-portal routes, nothing else.
+  app.use(publicCors());
 
   // A fresh EntityManager for every request.
   app.use((req, _res, next) => {
