@@ -6,7 +6,8 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { PRODUCT_POPULATE, serializeProduct } from '../products/schemas.ts';
 import { Benefit, BENEFIT_TYPES } from './entities.ts';
@@ -15,12 +16,9 @@ import { benefitCreateSchema, benefitSchema, benefitUpdateSchema, serializeBenef
 import { createBenefit, deleteBenefit, updateBenefit } from './service.ts';
 import { queueBenefitRequestsDurably } from './lifecycle.ts';
 
-const kinds: Principal['kind'][] = ['user', 'organization', 'oauth2'];
-const read = { kinds, scopes: ['benefits:read'] };
-const write = { kinds, scopes: ['benefits:write'] };
+const read = sellerAuth('benefits:read');
+const write = sellerAuth('benefits:write');
 const idParams = z.object({ id: z.uuid() });
-const listOf = (item: z.ZodType) =>
-  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** A live benefit the principal can see; 404 otherwise. */
@@ -69,8 +67,7 @@ export const routes = [
     }),
     response: listOf(benefitSchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.type) where.type = { $in: query.type };
       if (query.query) where.description = { $ilike: containsPattern(query.query) };

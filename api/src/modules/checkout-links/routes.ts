@@ -7,7 +7,7 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { CheckoutLink } from './entities.ts';
 import { checkoutLinkCreateSchema, checkoutLinkSchema, checkoutLinkUpdateSchema, serializeCheckoutLink } from './schemas.ts';
 import {
@@ -19,18 +19,16 @@ import {
   updateCheckoutLink,
 } from './service.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { commitNewCheckout } from '../checkouts/commit.ts';
 import { checkoutUrl } from '../checkouts/schemas.ts';
 import { createCheckoutFromLink, type LinkPrefill } from '../checkouts/service.ts';
 import { customerEmailSchema } from '../customers/schemas.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkout_links:write'] };
+const READ: AuthRequirement = sellerAuth('checkout_links:read');
+const WRITE: AuthRequirement = sellerAuth('checkout_links:write');
 const idParams = z.object({ id: z.uuid() });
-const listSchema = z.object({
-  items: z.array(checkoutLinkSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(checkoutLinkSchema);
 
 export const routes: RouteSpec[] = [
   route({
@@ -63,8 +61,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em, deps }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.product_id) {
         // Links offering any of the products; the match must not narrow the populated products.

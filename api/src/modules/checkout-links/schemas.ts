@@ -1,6 +1,7 @@
 /** Wire shapes of checkout links, as `@polar-sh/sdk` 0.29.3 parses them (all keys present, nulls explicit). */
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { productSchema, priceSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
 import type { Product, ProductPrice } from '../products/entities.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
@@ -53,7 +54,7 @@ export const checkoutLinkSchema = z.object({
   id: z.uuid(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   payment_processor: z.literal('stripe'),
   client_secret: z.string(),
   success_url: z.string().nullable(),

@@ -7,13 +7,14 @@
 import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { startWorkflow } from '../../kit/workflow-starts.ts';
 import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { CHECKOUT_STATUSES, Checkout } from './entities.ts';
 import {
@@ -31,14 +32,11 @@ import { confirmCheckout } from './confirm.ts';
 import { commitNewCheckout } from './commit.ts';
 import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['checkouts:write'] };
+const READ: AuthRequirement = sellerAuth('checkouts:read');
+const WRITE: AuthRequirement = sellerAuth('checkouts:write');
 const idParams = z.object({ id: z.uuid() });
 const secretParams = z.object({ client_secret: z.string().min(1).max(128) });
-const listSchema = z.object({
-  items: z.array(checkoutSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(checkoutSchema);
 
 async function flushUpdated(tx: EntityManager, c: Checkout, publicUrl: string): Promise<void> {
   await tx.flush();
@@ -79,8 +77,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em, deps }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.product_id) where.product = { $in: query.product_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };
@@ -184,7 +181,7 @@ export const routes: RouteSpec[] = [
     async handler({ params, body, em, deps }) {
       // The fulfilment workflow start is recorded in the confirming transaction (durable) and made right after it.
       const { checkout: c, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, (tx, checkout, after) =>
-        startWorkflowDurably(tx, after, deps, {
+        startWorkflow(tx, after, deps, {
           workflowType: 'checkoutConfirmWorkflow',
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: checkoutConfirmWorkflowId(checkout.id),

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod/v4';
 import { metadataSchema, money } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { billingAddressSchema, customerEmailSchema, addressOutSchema } from '../customers/schemas.ts';
 import {
   priceSchema,
@@ -104,7 +105,7 @@ export const checkoutUpdateSchema = z.object({
 });
 export type CheckoutUpdate = z.output<typeof checkoutUpdateSchema>;
 
-const metadataOut = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const metadataOut = metadataOutputSchema;
 const nullableInt = z.number().int().nullable();
 
 /** The discount as a checkout shows it (`CheckoutDiscount*`): no metadata, counts or products. */

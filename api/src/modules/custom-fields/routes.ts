@@ -7,16 +7,16 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { PRODUCT_POPULATE, serializeProduct } from '../products/schemas.ts';
 import { CUSTOM_FIELD_TYPES, CustomField } from './entities.ts';
 import { customFieldCreateSchema, customFieldSchema, customFieldUpdateSchema, serializeCustomField } from './schemas.ts';
 import { createCustomField, deleteCustomField, isSlugConflict, slugTaken, updateCustomField } from './service.ts';
 
-const kinds: Principal['kind'][] = ['user', 'organization', 'oauth2'];
-const read = { kinds, scopes: ['custom_fields:read'] };
-const write = { kinds, scopes: ['custom_fields:write'] };
+const read = sellerAuth('custom_fields:read');
+const write = sellerAuth('custom_fields:write');
 const idParams = z.object({ id: z.uuid() });
 
 async function findVisibleCustomField(em: EntityManager, principal: Principal, id: string): Promise<CustomField> {
@@ -50,13 +50,9 @@ export const routes = [
       type: queryList(z.enum(CUSTOM_FIELD_TYPES)).optional(),
       sorting: sortingQuery(['created_at', 'slug', 'name', 'type'], ['slug']),
     }),
-    response: z.object({
-      items: z.array(customFieldSchema),
-      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-    }),
+    response: listOf(customFieldSchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.type) where.type = { $in: query.type };
       if (query.query) {

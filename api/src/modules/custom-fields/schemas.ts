@@ -1,6 +1,7 @@
 /** Wire shapes of custom fields, as `@polar-sh/sdk` 0.29.3 parses them (`CustomField*`). */
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { CUSTOM_FIELD_TYPES, type CustomField, type CustomFieldProperties } from './entities.ts';
 
 /** Lower-cased; letters, digits, `-` and `_` (it is the key under which answers are stored). */
@@ -105,7 +106,7 @@ export const customFieldSchema = z.object({
   id: z.uuid(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   type: z.enum(CUSTOM_FIELD_TYPES),
   slug: z.string(),
   name: z.string(),

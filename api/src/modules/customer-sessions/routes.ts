@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import { registerBearerResolver, type AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
+import { sellerAuth } from '../../kit/route-helpers.ts';
 import { customerSchema, serializeCustomer } from '../customers/schemas.ts';
 import {
   CUSTOMER_SESSION_TOKEN_PREFIX,
@@ -13,7 +14,7 @@ import {
 
 registerBearerResolver(CUSTOMER_SESSION_TOKEN_PREFIX, resolveCustomerSessionToken);
 
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['customer_sessions:write'] };
+const WRITE: AuthRequirement = sellerAuth('customer_sessions:write');
 
 const customerSessionCreateSchema = z
   .object({ customer_id: z.uuid().optional(), customer_external_id: z.string().min(1).optional() })

@@ -11,7 +11,8 @@ import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { containsPattern, inTransaction, type EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, scopedOrganizationIds } from '../organizations/scope.ts';
 import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Customer } from './entities.ts';
 import {
@@ -33,12 +34,9 @@ import {
   type CustomerLookup,
 } from './service.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['customers:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['customers:write'] };
-const listSchema = z.object({
-  items: z.array(customerSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const READ: AuthRequirement = sellerAuth('customers:read');
+const WRITE: AuthRequirement = sellerAuth('customers:write');
+const listSchema = listOf(customerSchema);
 
 
 /**
@@ -173,8 +171,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ req, query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const and: Record<string, unknown>[] = [{ organization: { $in: orgIds }, deletedAt: null }, ...metadataFilters(req)];
       if (query.email) and.push({ email: query.email.trim().toLowerCase() });
       if (query.query) {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import type { BillingAddress, Customer } from './entities.ts';
 
 /** ISO 3166-1 alpha-2 (officially assigned codes). */
@@ -98,7 +99,7 @@ export const customerSchema = z.object({
   id: z.uuid(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   external_id: z.string().nullable(),
   email: z.string(),
   email_verified: z.boolean(),

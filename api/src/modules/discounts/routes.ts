@@ -5,18 +5,16 @@ import type { AuthRequirement } from '../../kit/principals.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, scopedOrganizationIds } from '../organizations/scope.ts';
 import { Discount } from './entities.ts';
 import { discountCreateSchema, discountSchema, discountUpdateSchema, serializeDiscount } from './schemas.ts';
 import { createDiscount, deleteDiscount, flushDiscount, getVisibleDiscount, updateDiscount } from './service.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['discounts:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['discounts:write'] };
+const READ: AuthRequirement = sellerAuth('discounts:read');
+const WRITE: AuthRequirement = sellerAuth('discounts:write');
 const idParams = z.object({ id: z.uuid() });
-const listSchema = z.object({
-  items: z.array(discountSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(discountSchema);
 
 
 export const routes: RouteSpec[] = [
@@ -50,8 +48,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
       if (query.query) {
         const like = containsPattern(query.query);

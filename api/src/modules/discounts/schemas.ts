@@ -5,6 +5,7 @@
  */
 import { z } from 'zod/v4';
 import { int32, isoDateTime, metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { RECURRING_INTERVALS, type Product } from '../products/entities.ts';
 import { DISCOUNT_DURATIONS, DISCOUNT_TYPES, type Discount } from './entities.ts';
 
@@ -97,7 +98,7 @@ export const discountUpdateSchema = z.object({
 });
 export type DiscountUpdate = z.output<typeof discountUpdateSchema>;
 
-const metadataOut = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const metadataOut = metadataOutputSchema;
 
 export const discountProductSchema = z.object({
   id: z.uuid(),

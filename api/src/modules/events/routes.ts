@@ -4,13 +4,13 @@ import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
 import { isoDateTime, queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { sellerAuth } from '../../kit/route-helpers.ts';
+import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { EVENT_SOURCES } from './entities.ts';
 import { eventListSchema, eventSchema, eventsIngestResponseSchema, eventsIngestSchema, serializeEvent } from './schemas.ts';
 import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
 import { metadataQueryOf } from './sql.ts';
 
-const kinds = ['user', 'organization', 'oauth2'] as const;
 const datetime = isoDateTime().transform((v) => new Date(v));
 
 export const routes = [
@@ -19,7 +19,7 @@ export const routes = [
     path: '/v1/events/ingest',
     summary: 'Ingest a batch of events (all or nothing)',
     tags: ['events'],
-    auth: { kinds: [...kinds], scopes: ['events:write'] },
+    auth: sellerAuth('events:write'),
     body: eventsIngestSchema,
     response: eventsIngestResponseSchema,
     async handler({ body, principal, em }) {
@@ -31,7 +31,7 @@ export const routes = [
     path: '/v1/events/',
     summary: 'List events',
     tags: ['events'],
-    auth: { kinds: [...kinds], scopes: ['events:read'] },
+    auth: sellerAuth('events:read'),
     query: z.object({
       ...paginationQuery,
       start_timestamp: datetime.optional(),
@@ -45,8 +45,7 @@ export const routes = [
     }),
     response: eventListSchema,
     async handler({ query, principal, em, req }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const { rows, total, customers } = await listEvents(
         em,
         {
@@ -73,7 +72,7 @@ export const routes = [
     path: '/v1/events/:id',
     summary: 'Get an event',
     tags: ['events'],
-    auth: { kinds: [...kinds], scopes: ['events:read'] },
+    auth: sellerAuth('events:read'),
     params: z.object({ id: z.uuid() }),
     response: eventSchema,
     async handler({ params, principal, em }) {

@@ -2,6 +2,7 @@
 import { avatarUrl, serializeBillingAddress } from '../customers/schemas.ts';
 import { z } from 'zod/v4';
 import { isoDateTime, metadataSchema } from '../../kit/validation.ts';
+import { listOf, metadataOutputSchema } from '../../kit/route-helpers.ts';
 import type { BillingAddress } from '../customers/entities.ts';
 import { EVENT_SOURCES } from './entities.ts';
 
@@ -32,7 +33,7 @@ export const eventCustomerSchema = z.object({
   id: z.uuid(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   external_id: z.string().nullable(),
   email: z.string(),
   email_verified: z.boolean(),
@@ -63,14 +64,11 @@ export const eventSchema = z.object({
   customer_id: z.uuid().nullable(),
   customer: eventCustomerSchema.nullable(),
   external_customer_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
 });
 export type EventRead = z.infer<typeof eventSchema>;
 
-export const eventListSchema = z.object({
-  items: z.array(eventSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+export const eventListSchema = listOf(eventSchema);
 
 /** A customers row as the event queries select it. */
 export interface CustomerRow {

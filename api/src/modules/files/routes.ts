@@ -6,7 +6,8 @@ import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts'
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { File } from './entities.ts';
 import {
   fileCreateSchema,
@@ -19,7 +20,6 @@ import {
 } from './schemas.ts';
 import { completeUpload, createFile, deleteFile } from './service.ts';
 
-const kinds = ['user', 'organization', 'oauth2'] as const;
 const idParams = z.object({ id: z.uuid() });
 
 async function findFile(em: EntityManager, principal: Principal, id: string): Promise<File> {
@@ -35,7 +35,7 @@ export const routes = [
     path: '/v1/files/',
     summary: 'Create a file and its multipart upload (presigned part URLs)',
     tags: ['files'],
-    auth: { kinds: [...kinds], scopes: ['files:write'] },
+    auth: sellerAuth('files:write'),
     body: fileCreateSchema,
     status: 201,
     response: fileUploadSchema,
@@ -51,7 +51,7 @@ export const routes = [
     path: '/v1/files/:id/uploaded',
     summary: 'Complete a file upload',
     tags: ['files'],
-    auth: { kinds: [...kinds], scopes: ['files:write'] },
+    auth: sellerAuth('files:write'),
     params: idParams,
     body: fileUploadCompletedSchema,
     response: fileReadSchema,
@@ -68,7 +68,7 @@ export const routes = [
     path: '/v1/files/',
     summary: 'List uploaded files',
     tags: ['files'],
-    auth: { kinds: [...kinds], scopes: ['files:read'] },
+    auth: sellerAuth('files:read'),
     query: z.object({
       ...paginationQuery,
       organization_id: queryList(z.uuid()).optional(),
@@ -76,8 +76,7 @@ export const routes = [
     }),
     response: fileListSchema,
     async handler({ query, principal, em, deps }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, isUploaded: true, deletedAt: null };
       if (query.ids) where.id = { $in: query.ids };
       const [items, total] = await em.findAndCount(File, where, {
@@ -92,7 +91,7 @@ export const routes = [
     path: '/v1/files/:id',
     summary: "Update a file's name or version",
     tags: ['files'],
-    auth: { kinds: [...kinds], scopes: ['files:write'] },
+    auth: sellerAuth('files:write'),
     params: idParams,
     body: filePatchSchema,
     response: fileReadSchema,
@@ -109,7 +108,7 @@ export const routes = [
     path: '/v1/files/:id',
     summary: 'Delete a file (removes the object)',
     tags: ['files'],
-    auth: { kinds: [...kinds], scopes: ['files:write'] },
+    auth: sellerAuth('files:write'),
     params: idParams,
     status: 204,
     async handler({ params, principal, em, deps }) {

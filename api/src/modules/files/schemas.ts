@@ -5,6 +5,7 @@
  */
 import { z } from 'zod/v4';
 import type { Storage } from '../../kit/storage.ts';
+import { listOf } from '../../kit/route-helpers.ts';
 import { FILE_SERVICES, type File, type FileService } from './entities.ts';
 
 export const MiB = 1024 * 1024;
@@ -171,10 +172,7 @@ export const fileUploadSchema = z.intersection(
   z.object({ upload: z.object({ id: z.string(), path: z.string(), parts: z.array(fileUploadPartSchema) }) }),
 );
 
-export const fileListSchema = z.object({
-  items: z.array(fileReadSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+export const fileListSchema = listOf(fileReadSchema);
 
 /** "1.5 MB": base-1024 steps with one decimal, as the public API renders sizes. */
 export function sizeReadable(bytes: number): string {

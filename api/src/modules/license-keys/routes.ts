@@ -6,7 +6,8 @@ import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts'
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { LicenseKey, LicenseKeyActivation } from './entities.ts';
 import {
   licenseKeyActivationReadSchema,
@@ -18,9 +19,8 @@ import {
   serializeLicenseKeyWithActivations,
 } from './schemas.ts';
 
-const kinds: Principal['kind'][] = ['user', 'organization', 'oauth2'];
-const read = { kinds, scopes: ['license_keys:read'] };
-const write = { kinds, scopes: ['license_keys:write'] };
+const read = sellerAuth('license_keys:read');
+const write = sellerAuth('license_keys:write');
 const idParams = z.object({ id: z.uuid() });
 
 async function findVisibleLicenseKey(em: EntityManager, principal: Principal, id: string): Promise<LicenseKey> {
@@ -42,13 +42,9 @@ export const routes = [
       organization_id: queryList(z.uuid()).optional(),
       benefit_id: queryList(z.uuid()).optional(),
     }),
-    response: z.object({
-      items: z.array(licenseKeySchema),
-      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-    }),
+    response: listOf(licenseKeySchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.benefit_id) where.benefit = { $in: query.benefit_id };
       const [items, total] = await em.findAndCount(LicenseKey, where, {

@@ -6,7 +6,8 @@ import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { isoDateTime, queryList } from '../../kit/validation.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { eventListSchema, serializeEvent } from '../events/schemas.ts';
 import { customerFor, listEvents } from '../events/service.ts';
 import { metadataQueryOf, SqlParams } from '../events/sql.ts';
@@ -22,14 +23,10 @@ import {
 import { rebuildRollup } from './rollups.ts';
 import { createMeter, listMeterIds, meterCondition, meterQuantities, updateMeter } from './service.ts';
 
-const kinds = ['user', 'organization', 'oauth2'] as const;
 const idParams = z.object({ id: z.uuid() });
 const datetime = isoDateTime().transform((v) => new Date(v));
 
-const listSchema = z.object({
-  items: z.array(meterSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(meterSchema);
 
 async function findMeter(em: EntityManager, principal: Principal, id: string): Promise<Meter> {
   const orgIds = await visibleOrganizationIds(em, principal);
@@ -44,7 +41,7 @@ export const routes = [
     path: '/v1/meters/',
     summary: 'Create a meter',
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:write'] },
+    auth: sellerAuth('meters:write'),
     body: meterCreateSchema,
     status: 201,
     response: meterSchema,
@@ -61,7 +58,7 @@ export const routes = [
     path: '/v1/meters/',
     summary: 'List meters',
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    auth: sellerAuth('meters:read'),
     query: z.object({
       ...paginationQuery,
       organization_id: queryList(z.uuid()).optional(),
@@ -70,8 +67,7 @@ export const routes = [
     }),
     response: listSchema,
     async handler({ query, principal, em, req }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const { ids, total } = await listMeterIds(
         em,
         {
@@ -96,7 +92,7 @@ export const routes = [
     path: '/v1/meters/:id',
     summary: 'Get a meter',
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    auth: sellerAuth('meters:read'),
     params: idParams,
     response: meterSchema,
     async handler({ params, principal, em }) {
@@ -108,7 +104,7 @@ export const routes = [
     path: '/v1/meters/:id',
     summary: 'Update a meter',
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:write'] },
+    auth: sellerAuth('meters:write'),
     params: idParams,
     body: meterUpdateSchema,
     response: meterSchema,
@@ -127,7 +123,7 @@ export const routes = [
     path: '/v1/meters/:id/events',
     summary: 'List the events a meter matches',
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    auth: sellerAuth('meters:read'),
     params: idParams,
     query: z.object({ ...paginationQuery }),
     response: eventListSchema,
@@ -153,7 +149,7 @@ export const routes = [
     path: '/v1/meters/:id/quantities',
     summary: "A meter's quantities per interval step",
     tags: ['meters'],
-    auth: { kinds: [...kinds], scopes: ['meters:read'] },
+    auth: sellerAuth('meters:read'),
     params: idParams,
     query: z.object({
       start_timestamp: datetime,

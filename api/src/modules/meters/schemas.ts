@@ -1,6 +1,7 @@
 /** Wire shapes of meters, as `@polar-sh/sdk` parses them (Meter, MeterCreate, MeterUpdate, MeterQuantities). */
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import type { Aggregation, Filter, FilterClause, Meter } from './entities.ts';
 import { filterSize } from './filter.ts';
 
@@ -61,7 +62,7 @@ export const meterSchema = z.object({
   filter: filterSchema,
   aggregation: aggregationSchema,
   organization_id: z.uuid(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
 });
 export type MeterRead = z.infer<typeof meterSchema>;
 

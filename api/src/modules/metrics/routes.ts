@@ -4,7 +4,8 @@ import { fieldError } from '../../kit/errors.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { isoDate, queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { sellerAuth } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { INTERVAL_MAX_DAYS, METRICS_MIN_DATE, exceedsIntervalLimit, type MetricsInterval } from './limits.ts';
 import { METRIC_DEFINITIONS, METRIC_SLUGS, computeMetrics, type MetricSlug } from './service.ts';
 
@@ -57,7 +58,7 @@ export const metricsResponseSchema = z.object({
   metrics: z.object(Object.fromEntries(METRIC_SLUGS.map((s) => [s, metricSchema])) as Record<MetricSlug, typeof metricSchema>),
 });
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['metrics:read'] };
+const READ: AuthRequirement = sellerAuth('metrics:read');
 
 export const routes = [
   route({
@@ -80,8 +81,7 @@ export const routes = [
           query.end_date,
         );
       }
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       let periods;
       try {
         periods = await computeMetrics(em, {

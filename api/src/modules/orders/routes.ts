@@ -8,17 +8,15 @@ import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
 import { ORDER_POPULATE, orderInvoiceSchema, orderOrderBy, orderSchema, orderProductFilter, serializeOrder } from './schemas.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['orders:read'] };
+const READ: AuthRequirement = sellerAuth('orders:read');
 
-const listSchema = z.object({
-  items: z.array(orderSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(orderSchema);
 
 export const routes: RouteSpec[] = [
   route({
@@ -40,8 +38,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.discount_id) where.discount = { $in: query.discount_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };

@@ -5,13 +5,14 @@
  */
 import { z } from 'zod/v4';
 import { containsPattern } from '../../kit/db.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { addressOutSchema, customerSchema, serializeCustomer } from '../customers/schemas.ts';
 import { priceSchema, productSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
 import { serializeSubscriptionBase, serializeUser, subscriptionBaseSchema, userOutSchema } from '../subscriptions/schemas.ts';
 import { BILLING_REASONS, ORDER_STATUSES, type Order } from './entities.ts';
 
-const metadataOut = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const metadataOut = metadataOutputSchema;
 
 export const ORDER_POPULATE = [
   'customer',

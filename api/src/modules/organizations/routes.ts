@@ -7,6 +7,7 @@ import { registerBearerResolver } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { ORGANIZATION_TOKEN_SCOPES } from '../../kit/scopes.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { User } from '../../auth/entities.ts';
 import { Member, Organization, OrganizationAccessToken } from './entities.ts';
 import { hasPermission } from './membership.ts';
@@ -42,8 +43,6 @@ registerBearerResolver(ORGANIZATION_TOKEN_PREFIX, async (em, token) => {
 });
 
 const idParams = z.object({ id: z.uuid() });
-const listSchema = (item: z.ZodType) =>
-  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
 
 function checkScopes(scopes: string[]) {
   const unknown = scopes.filter((s) => !ORGANIZATION_TOKEN_SCOPES.includes(s));
@@ -108,13 +107,13 @@ export const organizationRoutes = [
     path: '/v1/organizations/',
     summary: 'List organizations the caller can see',
     tags: ['organizations'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['organizations:read'] },
+    auth: sellerAuth('organizations:read'),
     query: z.object({
       ...paginationQuery,
       slug: z.string().optional(),
       sorting: sortingQuery(['created_at', 'slug', 'name']),
     }),
-    response: listSchema(organizationSchema),
+    response: listOf(organizationSchema),
     async handler({ query, principal, em }) {
       const ids = await visibleOrganizationIds(em, principal);
       const where = { id: { $in: ids }, ...(query.slug ? { slug: query.slug } : {}) };
@@ -130,7 +129,7 @@ export const organizationRoutes = [
     path: '/v1/organizations/:id',
     summary: 'Get an organization',
     tags: ['organizations'],
-    auth: { kinds: ['user', 'organization', 'oauth2'], scopes: ['organizations:read'] },
+    auth: sellerAuth('organizations:read'),
     params: idParams,
     response: organizationSchema,
     async handler({ params, principal, em }) {
@@ -196,7 +195,7 @@ export const organizationRoutes = [
       organization_id: z.uuid().optional(),
       sorting: sortingQuery(['created_at', 'comment', 'last_used_at']),
     }),
-    response: listSchema(accessTokenSchema),
+    response: listOf(accessTokenSchema),
     async handler({ query, principal, em }) {
       if (principal.kind !== 'user') throw new Error('unreachable');
       let ids = await administeredIds(em, principal.userId);

@@ -22,6 +22,12 @@ export async function visibleOrganizationIds(em: EntityManager, principal: Princ
   }
 }
 
+/** The organizations a list reads: those the principal sees, narrowed to `requested` (`?organization_id=`) when given. */
+export async function scopedOrganizationIds(em: EntityManager, principal: Principal, requested?: string[] | null): Promise<string[]> {
+  const ids = await visibleOrganizationIds(em, principal);
+  return requested ? ids.filter((id) => requested.includes(id)) : ids;
+}
+
 /**
  * The organization a write acts for. An organization token acts for its own organization and may not
  * name another; a user must name one they belong to. Problems are 422 on `body.organization_id`.

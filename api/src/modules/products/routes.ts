@@ -3,15 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod/v4';
 import { productBenefitsWorkflowId, productCreatedWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { startWorkflow } from '../../kit/workflow-starts.ts';
 import { productBenefitsRun, productCreatedRun } from '../../kit/run-metadata.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { PRODUCT_BENEFITS_WORKFLOW, type ProductBenefitsChange } from '../benefits/product-sync.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Product } from './entities.ts';
 import {
@@ -24,15 +25,12 @@ import {
 } from './schemas.ts';
 import { createProduct, listProductIds, updateProduct, updateProductBenefits } from './service.ts';
 
-const listSchema = z.object({
-  items: z.array(productSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(productSchema);
 
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 const idParams = z.object({ id: z.uuid() });
-const read = { kinds: ['user', 'organization', 'oauth2'] as Principal['kind'][], scopes: ['products:read'] };
-const write = { kinds: ['user', 'organization', 'oauth2'] as Principal['kind'][], scopes: ['products:write'] };
+const read = sellerAuth('products:read');
+const write = sellerAuth('products:write');
 
 /** A product the principal can see, with everything its read model needs; 404 otherwise. */
 async function findVisibleProduct(em: EntityManager, principal: Principal, id: string): Promise<Product> {
@@ -72,7 +70,7 @@ export const productRoutes = [
         emitEvent(tx, organizationId, 'product.created', data);
         // Announce the product to the organization's members: the start is recorded with the product
         // and made once the row is committed (the worker's sweeper makes it if this process dies first).
-        startWorkflowDurably(tx, after, deps, {
+        startWorkflow(tx, after, deps, {
           workflowType: 'productCreatedWorkflow',
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: productCreatedWorkflowId(p.id),
@@ -104,8 +102,7 @@ export const productRoutes = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const { ids, total } = await listProductIds(
         em,
         {
@@ -175,7 +172,7 @@ export const productRoutes = [
           // Customers who own the product get the added benefits and lose the removed ones, in the
           // background: one workflow pages through them (recorded now, started after commit).
           const change: ProductBenefitsChange = { productId: product.id, added: added.map((b) => b.id), removed: removed.map((b) => b.id) };
-          startWorkflowDurably(tx, after, deps, {
+          startWorkflow(tx, after, deps, {
             workflowType: PRODUCT_BENEFITS_WORKFLOW,
             taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
             workflowId: productBenefitsWorkflowId(product.id, randomUUID()),

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod/v4';
 import { metadataSchema } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import {
   serializeBenefit,
   serializeBenefitPublic,
@@ -218,7 +219,7 @@ export const productSchema = z.object({
   is_recurring: z.boolean(),
   is_archived: z.boolean(),
   organization_id: z.uuid(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   prices: z.array(priceSchema),
   benefits: z.array(benefitSchema),
   medias: z.array(productMediaSchema),

@@ -6,25 +6,23 @@
 import { z } from 'zod/v4';
 import { refundWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction } from '../../kit/db.ts';
-import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
+import { startWorkflow } from '../../kit/workflow-starts.ts';
 import { refundRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { Refund } from './entities.ts';
 import { refundCreateSchema, refundSchema, serializeRefund } from './schemas.ts';
 import { createRefund } from './service.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['refunds:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['refunds:write'] };
+const READ: AuthRequirement = sellerAuth('refunds:read');
+const WRITE: AuthRequirement = sellerAuth('refunds:write');
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-const listSchema = z.object({
-  items: z.array(refundSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(refundSchema);
 
 export const routes: RouteSpec[] = [
   route({
@@ -40,7 +38,7 @@ export const routes: RouteSpec[] = [
       const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
         const refund = await createRefund(tx, principal, body);
         // Recorded with the refund: if this process dies after commit, the worker's sweeper starts it.
-        startWorkflowDurably(tx, after, deps, {
+        startWorkflow(tx, after, deps, {
           workflowType: 'refundWorkflow',
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: refundWorkflowId(refund.id),
@@ -82,8 +80,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.id) where.id = { $in: query.id };
       if (query.order_id) where.order = { $in: query.order_id };

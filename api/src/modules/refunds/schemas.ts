@@ -1,6 +1,7 @@
 /** Wire shapes of refunds, as `@polar-sh/sdk` 0.29.3 parses them (`Refund`, `RefundCreate`). */
 import { z } from 'zod/v4';
 import { metadataSchema, money } from '../../kit/validation.ts';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { REFUND_REASONS, REFUND_STATUSES, type Refund } from './entities.ts';
 
 export const refundCreateSchema = z.object({
@@ -18,7 +19,7 @@ export const refundSchema = z.object({
   id: z.uuid(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  metadata: metadataOutputSchema,
   status: z.enum(REFUND_STATUSES),
   reason: z.enum(REFUND_REASONS),
   amount: z.number().int(),

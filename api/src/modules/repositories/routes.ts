@@ -6,7 +6,8 @@ import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { ExternalOrganization, PLATFORMS, Repository } from './entities.ts';
 import {
   externalOrganizationSchema,
@@ -16,13 +17,10 @@ import {
   serializeRepository,
 } from './schemas.ts';
 
-const KINDS: AuthRequirement['kinds'] = ['user', 'organization', 'oauth2'];
-const REPO_READ: AuthRequirement = { kinds: KINDS, scopes: ['repositories:read'] };
-const REPO_WRITE: AuthRequirement = { kinds: KINDS, scopes: ['repositories:write'] };
-const EXT_READ: AuthRequirement = { kinds: KINDS, scopes: ['external_organizations:read'] };
+const REPO_READ: AuthRequirement = sellerAuth('repositories:read');
+const REPO_WRITE: AuthRequirement = sellerAuth('repositories:write');
+const EXT_READ: AuthRequirement = sellerAuth('external_organizations:read');
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
-const list = (item: z.ZodType) =>
-  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
 
 async function getVisibleRepository(em: EntityManager, principal: Principal, id: string): Promise<Repository> {
   const orgIds = await visibleOrganizationIds(em, principal);
@@ -50,11 +48,10 @@ export const routes: RouteSpec[] = [
       is_private: boolQuery.optional(),
       organization_id: queryList(z.uuid()).optional(),
       sorting: sortingQuery(['created_at', 'name', 'stars']),
-    }),
-    response: list(repositorySchema),
+   }),
+    response: listOf(repositorySchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.platform) where.platform = { $in: query.platform };
       if (query.name) where.name = { $in: query.name };
@@ -118,10 +115,9 @@ export const routes: RouteSpec[] = [
       organization_id: queryList(z.uuid()).optional(),
       sorting: sortingQuery(['created_at', 'name']),
     }),
-    response: list(externalOrganizationSchema),
+    response: listOf(externalOrganizationSchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.platform) where.platform = { $in: query.platform };
       if (query.name) where.name = { $in: query.name };

@@ -11,6 +11,7 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { customerAuth, listOf } from '../../kit/route-helpers.ts';
 import { checkoutScope, requireFullSession, withinScope } from '../customer-portal/scope.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
@@ -18,9 +19,8 @@ import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from
 import { checkCancel, checkProductChange, subscriptionSettings } from './service.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 
-const kinds: Principal['kind'][] = ['customer'];
-const read = { kinds, scopes: ['customer_portal:read'] };
-const write = { kinds, scopes: ['customer_portal:write'] };
+const read = customerAuth('customer_portal:read');
+const write = customerAuth('customer_portal:write');
 const asCustomer = (p: Principal) => p as CustomerPrincipal;
 
 const boolQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -81,10 +81,7 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
       query: z.string().trim().max(256).nullish(),
       sorting: sortingQuery(['started_at', 'amount', 'status', 'organization', 'product'], ['-started_at']),
     }),
-    response: z.object({
-      items: z.array(customerSubscriptionSchema),
-      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-    }),
+    response: listOf(customerSubscriptionSchema),
     async handler({ query, principal, em }) {
       const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
       if (query.organization_id) where.organization = { $in: query.organization_id };

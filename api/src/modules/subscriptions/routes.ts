@@ -11,15 +11,16 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
 import { checkProductChange, checkRevoke } from './service.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 import { subscriptionsCsv } from './export.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['subscriptions:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['subscriptions:write'] };
+const READ: AuthRequirement = sellerAuth('subscriptions:read');
+const WRITE: AuthRequirement = sellerAuth('subscriptions:write');
 
 const subscriptionUpdateSchema = z.object({
   product_id: z.uuid().nullish(),
@@ -42,10 +43,7 @@ async function reread(em: EntityManager, id: string) {
   return serializeSubscription(s);
 }
 
-const listSchema = z.object({
-  items: z.array(subscriptionSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(subscriptionSchema);
 
 const boolQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -67,8 +65,7 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.product_id) where.product = { $in: query.product_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };
@@ -101,8 +98,7 @@ export const routes: RouteSpec[] = [
     auth: READ,
     query: z.object({ organization_id: queryList(z.uuid()).optional() }),
     async handler({ query, principal, em, res }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const items = await em.find(
         Subscription,
         { organization: { $in: orgIds } },

@@ -3,12 +3,13 @@
  * `OrderSubscription`, `CustomerStateSubscription`): every key present, nullable as `null`.
  */
 import { z } from 'zod/v4';
+import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { customerSchema, serializeCustomer } from '../customers/schemas.ts';
 import { priceSchema, productSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
 import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES, type Subscription } from './entities.ts';
 
-const metadataOut = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const metadataOut = metadataOutputSchema;
 
 /** Relations the read models read (product with PRODUCT_POPULATE). */
 export const SUBSCRIPTION_POPULATE = [

@@ -9,13 +9,14 @@ import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from 
 import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { Organization } from '../organizations/entities.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { countrySchema } from '../customers/schemas.ts';
 import { TaxRate } from './entities.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['organizations:read'] };
-const WRITE: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['organizations:write'] };
+const READ: AuthRequirement = sellerAuth('organizations:read');
+const WRITE: AuthRequirement = sellerAuth('organizations:write');
 
 export const taxRateCreateSchema = z.object({
   country: countrySchema,
@@ -87,13 +88,9 @@ export const routes: RouteSpec[] = [
       country: queryList(countrySchema).optional(),
       sorting: sortingQuery(['created_at', 'country', 'basis_points']),
     }),
-    response: z.object({
-      items: z.array(taxRateSchema),
-      pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-    }),
+    response: listOf(taxRateSchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.country) where.country = { $in: query.country };
       const [items, total] = await em.findAndCount(TaxRate, where, {

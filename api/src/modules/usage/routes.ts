@@ -8,6 +8,7 @@ import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
+import { sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { periodEnd } from '../pricing/index.ts';
 import { formatDecimal, parseDecimal, subtractDecimal } from '../pricing/metered.ts';
@@ -16,7 +17,7 @@ import { SUBSCRIPTION_POPULATE } from '../subscriptions/schemas.ts';
 import { BILLABLE_STATUSES, quoteCycle } from '../subscriptions/service.ts';
 import { databaseNow } from './service.ts';
 
-const READ: AuthRequirement = { kinds: ['user', 'organization', 'oauth2'], scopes: ['subscriptions:read'] };
+const READ: AuthRequirement = sellerAuth('subscriptions:read');
 
 const lineSchema = z.object({
   label: z.string(),

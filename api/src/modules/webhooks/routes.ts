@@ -7,7 +7,7 @@ import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts'
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { Organization } from '../organizations/entities.ts';
-import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './entities.ts';
 import {
   deliverySchema,
@@ -20,12 +20,11 @@ import {
 import { endpointSecret, markRetriesStarted, newWebhookSecret, sealSecret, startRetries } from './service.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Principal } from '../../kit/principals.ts';
+import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 
-const READ = { kinds: ['user', 'organization', 'oauth2'] as const, scopes: ['webhooks:read'] };
-const WRITE = { kinds: ['user', 'organization', 'oauth2'] as const, scopes: ['webhooks:write'] };
+const READ = sellerAuth('webhooks:read');
+const WRITE = sellerAuth('webhooks:write');
 const idParams = z.object({ id: z.uuid() });
-const list = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
 
 /** 422 on `body.url` unless the configuration allows it (addresses.ts). */
 function checkUrl(cfg: Config, url: string | undefined) {
@@ -47,7 +46,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/endpoints',
     summary: 'Create a webhook endpoint; the signing secret is generated unless given',
     tags: ['webhooks'],
-    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    auth: WRITE,
     body: endpointCreateSchema,
     status: 201,
     response: endpointSchema,
@@ -74,12 +73,11 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/endpoints',
     summary: 'List webhook endpoints',
     tags: ['webhooks'],
-    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    auth: READ,
     query: z.object({ ...paginationQuery, organization_id: queryList(z.uuid()).optional() }),
-    response: list(endpointSchema),
+    response: listOf(endpointSchema),
     async handler({ query, principal, em, deps }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const [items, total] = await em.findAndCount(
         WebhookEndpoint,
         { organization: { $in: orgIds }, deletedAt: null },
@@ -93,7 +91,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/endpoints/:id',
     summary: 'Get a webhook endpoint',
     tags: ['webhooks'],
-    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    auth: READ,
     params: idParams,
     response: endpointSchema,
     async handler({ params, principal, em, deps }) {
@@ -106,7 +104,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/endpoints/:id',
     summary: 'Update a webhook endpoint (re-enable it with enabled: true)',
     tags: ['webhooks'],
-    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    auth: WRITE,
     params: idParams,
     body: endpointUpdateSchema,
     response: endpointSchema,
@@ -130,7 +128,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/endpoints/:id',
     summary: 'Delete a webhook endpoint',
     tags: ['webhooks'],
-    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    auth: WRITE,
     params: idParams,
     status: 204,
     async handler({ params, principal, em }) {
@@ -145,7 +143,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/deliveries',
     summary: 'List delivery attempts, newest first',
     tags: ['webhooks'],
-    auth: { kinds: [...READ.kinds], scopes: READ.scopes },
+    auth: READ,
     query: z.object({
       ...paginationQuery,
       endpoint_id: queryList(z.uuid()).optional(),
@@ -153,10 +151,9 @@ export const routes: RouteSpec[] = [
       start_timestamp: isoDateTime().optional(),
       end_timestamp: isoDateTime().optional(),
     }),
-    response: list(deliverySchema),
+    response: listOf(deliverySchema),
     async handler({ query, principal, em }) {
-      let orgIds = await visibleOrganizationIds(em, principal);
-      if (query.organization_id) orgIds = orgIds.filter((id) => query.organization_id!.includes(id));
+      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { webhookEvent: { endpoint: { organization: { $in: orgIds } } } };
       if (query.endpoint_id) (where.webhookEvent as Record<string, unknown>).endpoint = { id: { $in: query.endpoint_id }, organization: { $in: orgIds } };
       const created: Record<string, Date> = {};
@@ -176,7 +173,7 @@ export const routes: RouteSpec[] = [
     path: '/v1/webhooks/events/:id/redeliver',
     summary: 'Deliver a webhook event again (same webhook-id, new attempts)',
     tags: ['webhooks'],
-    auth: { kinds: [...WRITE.kinds], scopes: WRITE.scopes },
+    auth: WRITE,
     params: idParams,
     status: 202,
     async handler({ params, principal, em, deps }) {
