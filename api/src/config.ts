@@ -84,6 +84,8 @@ export const configSchema = z
 
     /** Card processor: the built-in sandbox (Stripe test mode behaviour) or Stripe. */
     PAYMENT_PROCESSOR: z.enum(['sandbox', 'stripe']).default('sandbox'),
+    /** Stripe.js key (`pk_…`) the hosted checkout loads the Payment Element with when PAYMENT_PROCESSOR=stripe. */
+    STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_\w+$/, { message: 'must be a Stripe publishable key (pk_…)' }).optional(),
     STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, { message: 'must be a Stripe secret key (sk_…)' }).optional(),
     /** Only for tests and proxies: where the Stripe API is reached (default api.stripe.com). */
     STRIPE_API_BASE: url('Stripe API base URL').optional(),
@@ -155,6 +157,17 @@ export const configSchema = z
     GITHUB_TOKEN: z.string().min(1).optional(),
     DISCORD_API_URL: url('Discord REST API base URL').default('https://discord.com/api/v10'),
     DISCORD_BOT_TOKEN: z.string().min(1).optional(),
+    /**
+     * OAuth apps through which customers connect the GitHub / Discord account a benefit grant needs
+     * (customer portal; callback `{PUBLIC_URL}/v1/customer-portal/oauth-accounts/callback`). Unset:
+     * the portal offers no connect button for that platform. The OAuth URLs are overridable for tests.
+     */
+    GITHUB_BENEFITS_CLIENT_ID: z.string().min(1).optional(),
+    GITHUB_BENEFITS_CLIENT_SECRET: z.string().min(1).optional(),
+    GITHUB_OAUTH_URL: url('GitHub OAuth base URL').default('https://github.com'),
+    DISCORD_BENEFITS_CLIENT_ID: z.string().min(1).optional(),
+    DISCORD_BENEFITS_CLIENT_SECRET: z.string().min(1).optional(),
+    DISCORD_OAUTH_URL: url('Discord OAuth authorize base URL').default('https://discord.com'),
     /** Lifetime of the links to a customer's downloadable files (the portal token, then the presigned object URL). */
     DOWNLOADABLE_URL_TTL_SECONDS: z.coerce.number().int().min(5).max(7 * 24 * 3600).default(3600),
 

@@ -5,14 +5,22 @@
  * otherwise); unknown guild, member or role are 404 with Discord's JSON error codes (10004 Unknown
  * Guild, 10007 Unknown Member, 10011 Unknown Role). `failNext(n, status)` makes the next n requests
  * fail (e.g. one 500) to exercise retries.
+ * Also an OAuth app, as discord.com serves it: `GET|POST /oauth2/authorize` (at `oauthUrl`: sign in by
+ * username and authorize), `POST /api/v10/oauth2/token` (form-encoded, `grant_type=authorization_code`)
+ * and `GET /api/v10/users/@me` with the user's Bearer token.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { authorizePage, createOAuthApp, exchangeCode, parseBody, type OAuthApp } from './oauth-app.ts';
 
 export interface FakeDiscord {
   url: string;
+  /** Where the OAuth authorize page lives (discord.com's place). */
+  oauthUrl: string;
   token: string;
   requests: { method: string; path: string }[];
+  /** The OAuth app customers connect their account through. */
+  oauth: OAuthApp;
   addUser(id: string, username: string): void;
   addGuild(guildId: string, roleIds: string[], memberIds: string[]): void;
   /** Role ids a member holds in a guild. */
@@ -28,17 +36,38 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const guilds = new Map<string, { roles: Set<string>; members: Map<string, Set<string>> }>();
   const requests: FakeDiscord['requests'] = [];
   let failures: { count: number; status: number; method?: string } = { count: 0, status: 500 };
+  const oauth = createOAuthApp('discord');
 
   const server = http.createServer((req, res) => {
-    req.resume();
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
     req.on('end', () => {
-      const path = new URL(req.url!, 'http://x').pathname.replace(/^\/api\/v10/, '');
+      const url = new URL(req.url!, 'http://x');
+      const path = url.pathname.replace(/^\/api\/v10/, '');
+      const body = parseBody(raw, req.headers['content-type']);
       requests.push({ method: req.method!, path });
       const send = (status: number, data?: unknown) => {
         res.writeHead(status, data === undefined ? {} : { 'content-type': 'application/json' });
         res.end(data === undefined ? undefined : JSON.stringify(data));
       };
       const unknown = (what: string, code: number) => send(404, { message: `Unknown ${what}`, code });
+      if (url.pathname === '/oauth2/authorize') {
+        const findUser = (n: string) => [...users].find(([, name]) => name.toLowerCase() === n.toLowerCase())?.[0] ?? null;
+        return authorizePage(oauth, { service: 'Discord', userLabel: 'Username', findUser }, req, { ...Object.fromEntries(url.searchParams), ...body }, res);
+      }
+      if (path === '/oauth2/token' && req.method === 'POST') {
+        if (body.grant_type !== 'authorization_code') return send(400, { error: 'unsupported_grant_type' });
+        const r = exchangeCode(oauth, body, 'dsc_');
+        if (!r.ok) return send(r.error === 'invalid_client' ? 401 : 400, { error: r.error });
+        return send(200, { access_token: r.token, token_type: 'Bearer', expires_in: 604800, refresh_token: `r_${r.token}`, scope: 'identify' });
+      }
+      const bearer = /^Bearer (dsc_\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (bearer) {
+        const id = oauth.tokens.get(bearer);
+        if (!id) return send(401, { message: '401: Unauthorized', code: 0 });
+        const name = users.get(id)!;
+        return req.method === 'GET' && path === '/users/@me' ? send(200, { id, username: name, discriminator: '0', global_name: name }) : send(404, { message: '404: Not Found', code: 0 });
+      }
       if (req.headers.authorization !== `Bot ${token}`) return send(401, { message: '401: Unauthorized', code: 0 });
       if (failures.count > 0 && (!failures.method || failures.method === req.method)) {
         failures.count--;
@@ -71,7 +100,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v10`,
+    oauthUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     token,
+    oauth,
     requests,
     addUser(id, username) {
       users.set(id, username);

@@ -5,9 +5,13 @@
  * collaborator), invitation listing / cancellation and collaborator removal. Bearer token required
  * (401 otherwise); unknown repositories and users are 404, a bad permission 422, as GitHub answers.
  * `failNext(n, status)` makes the next n requests fail (e.g. one 502) to exercise retries.
+ * Also an OAuth app, as github.com serves it: `GET|POST /login/oauth/authorize` (sign in by login and
+ * authorize), `POST /login/oauth/access_token` (form or JSON; GitHub answers errors with 200 and an
+ * `error` field), and `GET /user` with the user's token.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { authorizePage, createOAuthApp, exchangeCode, parseBody, type OAuthApp } from './oauth-app.ts';
 
 export interface FakeGitHub {
   url: string;
@@ -23,6 +27,8 @@ export interface FakeGitHub {
   accept(owner: string, name: string, login: string): void;
   /** The next `count` requests (of `method` only, if given) fail with `status`. */
   failNext(count: number, status?: number, method?: string): void;
+  /** The OAuth app customers connect their account through. */
+  oauth: OAuthApp;
   close(): Promise<void>;
 }
 
@@ -33,6 +39,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   const requests: FakeGitHub['requests'] = [];
   let nextId = 1000;
   let failures: { count: number; status: number; method?: string } = { count: 0, status: 502 };
+  const oauth = createOAuthApp('github');
 
   const userByLogin = (login: string) => users.get(login.toLowerCase());
   const server = http.createServer((req, res) => {
@@ -40,13 +47,29 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     req.on('data', (c: Buffer) => (raw += c.toString()));
     req.on('end', () => {
       const url = new URL(req.url!, 'http://x');
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : null;
+      const body: Record<string, unknown> | null = raw ? parseBody(raw, req.headers['content-type']) : null;
       requests.push({ method: req.method!, path: url.pathname, body });
       const send = (status: number, data?: unknown) => {
         res.writeHead(status, data === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' });
         res.end(data === undefined ? undefined : JSON.stringify(data));
       };
       const notFound = () => send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+      if (url.pathname === '/login/oauth/authorize') {
+        const params = { ...Object.fromEntries(url.searchParams), ...((body ?? {}) as Record<string, string>) };
+        return authorizePage(oauth, { service: 'GitHub', userLabel: 'Username', findUser: (n) => userByLogin(n)?.login ?? null }, req, params, res);
+      }
+      if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
+        const r = exchangeCode(oauth, (body ?? {}) as Record<string, string>, 'gho_');
+        if (!r.ok) return send(200, { error: r.error === 'invalid_client' ? 'incorrect_client_credentials' : 'bad_verification_code' });
+        return send(200, { access_token: r.token, token_type: 'bearer', scope: 'read:user' });
+      }
+      const userToken = /^(?:Bearer|token) (gho_\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (userToken) {
+        const login = oauth.tokens.get(userToken);
+        if (!login) return send(401, { message: 'Bad credentials' });
+        const u = userByLogin(login)!;
+        return req.method === 'GET' && url.pathname === '/user' ? send(200, { login: u.login, id: u.id, type: 'User' }) : notFound();
+      }
       if (req.headers.authorization !== `Bearer ${token}`) return send(401, { message: 'Bad credentials' });
       if (failures.count > 0 && (!failures.method || failures.method === req.method)) {
         failures.count--;
@@ -130,6 +153,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     failNext(count, status = 502, method) {
       failures = { count, status, method };
     },
+    oauth,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

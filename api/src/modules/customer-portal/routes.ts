@@ -49,6 +49,8 @@ import {
 import { checkoutScope, requireFullSession, sessionCheckoutId, withinScope } from './scope.ts';
 import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updatePortalCustomer } from './service.ts';
 import { routes as planChangeRoutes } from './plan-change.ts';
+import { routes as oauthAccountRoutes } from './oauth-accounts.ts';
+import { routes as portalConfigRoutes } from './portal-config.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -105,6 +107,8 @@ function grantOrderBy(sorting: string[]) {
 
 export const routes = [
   ...planChangeRoutes,
+  ...oauthAccountRoutes,
+  ...portalConfigRoutes,
   // ---- Customer ------------------------------------------------------------------------------------
   route({
     method: 'get',

@@ -27,7 +27,7 @@ export const portalCustomerSchema = z.object({
   name: z.string().nullable(),
   billing_address: addressOutSchema.nullable(),
   tax_id: z.tuple([z.string(), z.string().nullable()]).nullable(),
-  /** Linked OAuth accounts by platform (`{account_id, account_username}`); none can be linked yet. */
+  /** Accounts connected in the portal by platform (`github`, `discord`): `{account_id, account_username}`. */
   oauth_accounts: z.record(z.string(), z.object({ account_id: z.string(), account_username: z.string().nullable() })),
 });
 export type PortalCustomerRead = z.infer<typeof portalCustomerSchema>;
@@ -51,7 +51,7 @@ export function serializePortalCustomer(c: Customer): PortalCustomerRead {
     name: c.name ?? null,
     billing_address: serializeBillingAddress(c.billingAddress),
     tax_id: c.taxId ?? null,
-    oauth_accounts: {},
+    oauth_accounts: c.oauthAccounts ?? {},
   };
 }
 

@@ -32,6 +32,8 @@ export const Customer = defineEntity({
     deletedAt: p.datetime().nullable(),
     /** The customer at the payment processor (saved cards hang off it); created on first payment. */
     processorCustomerId: p.string().nullable(),
+    /** Accounts the customer connected in the portal (OAuth), by platform: `github`, `discord`. */
+    oauthAccounts: p.json<Record<string, { account_id: string; account_username: string | null }>>().nullable(),
   },
   indexes: [
     {

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, errorMessage, getJson, request, type Page } from '../../api.ts';
 import { Alert, CopyButton, Loading } from '../../components/ui.tsx';
+import { portalConfig } from '../../lib/config.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import type { BenefitGrant, Downloadable, LicenseKey } from '../../lib/types.ts';
 import { benefitLabel } from '../checkout/ProductSummary.tsx';
@@ -11,7 +12,7 @@ export function GrantView({ grant, token, manage }: { grant: BenefitGrant; token
   return (
     <article className="grant" aria-label={benefitLabel(b)}>
       <h3>{benefitLabel(b)}</h3>
-      {!grant.is_granted && !grant.is_revoked && <p className="muted">Being prepared…</p>}
+      {!grant.is_granted && !grant.is_revoked && (manage && needsAccount(grant) ? <ConnectAccount grant={grant} token={token} /> : <p className="muted">Being prepared…</p>)}
       {grant.is_revoked && <p className="muted">No longer available (revoked).</p>}
       {grant.is_granted && b.type === 'license_keys' && typeof grant.properties.license_key_id === 'string' && (
         <LicenseKeyView id={grant.properties.license_key_id} token={token} manage={manage} />
@@ -38,11 +39,60 @@ function AccountView({ grant }: { grant: BenefitGrant }) {
       </p>
     );
   }
+  return <p className="muted">Access to <strong>{target}</strong> is being set up for your {github ? 'GitHub' : 'Discord'} account.</p>;
+}
+
+const PLATFORM = { github_repository: ['github', 'GitHub'], discord: ['discord', 'Discord'] } as const;
+
+/** A GitHub or Discord grant (acts on the customer's account there). */
+export const isAccountGrant = (grant: BenefitGrant) => grant.benefit.type === 'github_repository' || grant.benefit.type === 'discord';
+
+/** A GitHub or Discord grant waiting for the customer's account. */
+export const needsAccount = (grant: BenefitGrant) => isAccountGrant(grant) && !grant.properties.account_id;
+
+/** Connects the account through the platform's OAuth app, coming back to this page. */
+function ConnectAccount({ grant, token }: { grant: BenefitGrant; token: string }) {
+  const [platform, name] = PLATFORM[grant.benefit.type as keyof typeof PLATFORM];
+  const [available, setAvailable] = useState<boolean | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    portalConfig().then(
+      (c) => setAvailable(c.oauth_platforms.includes(platform)),
+      () => setAvailable(false),
+    );
+  }, [platform]);
+  const p = grant.benefit.properties;
+  const target = platform === 'github' ? `${String(p.repository_owner ?? '')}/${String(p.repository_name ?? '')}` : 'the Discord server';
+  const connect = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const back = `${window.location.origin}${window.location.pathname}`;
+      const { url } = await getJson<{ url: string }>(
+        `/v1/customer-portal/oauth-accounts/authorize?platform=${platform}&return_to=${encodeURIComponent(back)}`,
+        { token },
+      );
+      window.location.assign(url);
+    } catch (e) {
+      setError(errorMessage(e));
+      setBusy(false);
+    }
+  };
   return (
-    <p className="muted">
-      Connect your {github ? 'GitHub' : 'Discord'} account to get access to <strong>{target}</strong>. Account connection is not
-      available here yet: contact the seller with your {github ? 'GitHub username' : 'Discord username'}.
-    </p>
+    <div className="connect-account">
+      <p>
+        Connect your {name} account to get access to <strong>{target}</strong>.
+      </p>
+      {error && <Alert>{error}</Alert>}
+      {available === false ? (
+        <p className="muted">Connecting a {name} account is not available here: contact the seller with your {name} username.</p>
+      ) : (
+        <button type="button" className="primary" disabled={busy || available === null} onClick={() => void connect()}>
+          {busy ? 'Opening…' : `Connect ${name}`}
+        </button>
+      )}
+    </div>
   );
 }
 

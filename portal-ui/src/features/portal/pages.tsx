@@ -1,6 +1,6 @@
 /** The portal's pages. Every amount and date comes from the API; nothing is computed here but display. */
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError, errorMessage, type Page } from '../../api.ts';
 import { AddressFields, cleanAddress, guessCountry } from '../../components/AddressFields.tsx';
 import { CARD_ERROR_KEYS, CardFields, sandboxConfirmationToken, TestModeBanner } from '../../components/CardFields.tsx';
@@ -8,7 +8,7 @@ import { Alert, Field, Loading } from '../../components/ui.tsx';
 import { BRAND_NAMES, emptyCard, validateCard } from '../../lib/card.ts';
 import { formatDate, formatMoney, formatRecurring } from '../../lib/format.ts';
 import type { Address, BenefitGrant, Order, PaymentMethod, PortalCustomer, Price, Subscription } from '../../lib/types.ts';
-import { GrantView } from '../benefits/BenefitViews.tsx';
+import { GrantView, isAccountGrant, needsAccount } from '../benefits/BenefitViews.tsx';
 import { PriceLabel } from '../checkout/ProductSummary.tsx';
 import { isScopeError, usePortal, usePortalApi, useResource } from './context.ts';
 
@@ -505,25 +505,43 @@ function ProrationPreview({ subscription: s, productId }: { subscription: Subscr
 
 // ---- Benefits ----------------------------------------------------------------------------------------
 
+const PLATFORM_NAMES: Record<string, string> = { github: 'GitHub', discord: 'Discord' };
+
 export function BenefitsPage() {
   const { session } = usePortal();
   const grants = useResource<Page<BenefitGrant>>('/v1/customer-portal/benefit-grants/?limit=100');
+  const [params] = useSearchParams();
+  const connected = params.get('connected');
+  const oauthError = params.get('oauth_error');
+  // Granted benefits, and GitHub / Discord grants waiting for the customer's account or being set up with it.
+  const shown = grants.data?.items.filter((g) => g.is_granted || (!g.is_revoked && isAccountGrant(g))) ?? [];
+  const settingUp = shown.some((g) => !g.is_granted && !needsAccount(g));
+  const { reload } = grants;
+  useEffect(() => {
+    if (!settingUp) return;
+    const t = setTimeout(reload, 2000);
+    return () => clearTimeout(t);
+  }, [settingUp, reload, grants.data]);
   return (
     <>
       <h1>Benefits</h1>
+      {connected && (
+        <p role="status" className="success-text">
+          Your {PLATFORM_NAMES[connected] ?? connected} account is connected. Access is being set up.
+        </p>
+      )}
+      {oauthError && <Alert>Your account could not be connected ({oauthError}). Try again.</Alert>}
       {grants.error ? (
         <ResourceError error={grants.error} />
       ) : !grants.data ? (
         <Loading />
-      ) : grants.data.items.filter((g) => g.is_granted).length === 0 ? (
+      ) : shown.length === 0 ? (
         <p className="muted">No benefits yet.</p>
       ) : (
         <div className="grants">
-          {grants.data.items
-            .filter((g) => g.is_granted)
-            .map((g) => (
-              <GrantView key={g.id} grant={g} token={session.token} manage />
-            ))}
+          {shown.map((g) => (
+            <GrantView key={g.id} grant={g} token={session.token} manage />
+          ))}
         </div>
       )}
     </>

@@ -1,0 +1,239 @@
+/**
+ * Customers connect the GitHub or Discord account their benefit grants need, through the platforms'
+ * OAuth apps (authorization code flow):
+ * - `GET /v1/customer-portal/oauth-accounts/authorize?platform=github|discord&return_to=…` (customer
+ *   session) answers `{url}`, the provider's authorize page, with a signed `state` (customer, platform,
+ *   return_to; 10 minutes).
+ * - The provider sends the browser to `GET /v1/customer-portal/oauth-accounts/callback?code&state`
+ *   (public): the code is exchanged for a token, the user read (`GET /user`, `GET /users/@me`), the
+ *   account stored on the customer (`oauth_accounts`), and every not-yet-granted grant of that platform
+ *   takes it (the same path as choosing an account on the grant, so the grant workflow then grants it).
+ *   The browser goes back to `return_to`, with `oauth_error=…` if something failed.
+ * - `DELETE /v1/customer-portal/oauth-accounts/{platform}` forgets the connection (grants keep theirs).
+ * The provider's access token is used once and not stored: grants act through the seller's
+ * integration (GitHub token, Discord bot), only the account id and name are kept.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import { z } from 'zod/v4';
+import type { Config } from '../../config.ts';
+import type { Deps } from '../../deps.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { ApiError, fieldError, ResourceNotFound } from '../../kit/errors.ts';
+import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
+import { route, type RouteSpec } from '../../kit/routes.ts';
+import { emitEvent } from '../webhooks/outbox.ts';
+import { updateGrantAsCustomer } from '../benefits/accounts.ts';
+import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
+import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
+import { serializeBenefit } from '../benefits/schemas.ts';
+import { Customer } from '../customers/entities.ts';
+import { requireFullSession } from './scope.ts';
+
+export const OAUTH_PLATFORMS = ['github', 'discord'] as const;
+export type OAuthPlatform = (typeof OAUTH_PLATFORMS)[number];
+const BENEFIT_TYPE = { github: 'github_repository', discord: 'discord' } as const;
+const STATE_TTL = '10m';
+
+const asCustomer = (p: Principal) => p as CustomerPrincipal;
+const callbackUrl = (cfg: Config) => `${cfg.PUBLIC_URL.replace(/\/$/, '')}/v1/customer-portal/oauth-accounts/callback`;
+const stateKey = (cfg: Config) => createHmac('sha256', cfg.SECRET).update('customer-oauth-state').digest();
+
+interface Provider {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  userUrl: string;
+  scope: string;
+  /** The provider's user as `{id, username}`. */
+  user(body: Record<string, unknown>): { id: string; username: string } | null;
+}
+
+function provider(cfg: Config, platform: OAuthPlatform): Provider | null {
+  if (platform === 'github') {
+    if (!cfg.GITHUB_BENEFITS_CLIENT_ID || !cfg.GITHUB_BENEFITS_CLIENT_SECRET) return null;
+    const base = cfg.GITHUB_OAUTH_URL.replace(/\/$/, '');
+    return {
+      clientId: cfg.GITHUB_BENEFITS_CLIENT_ID,
+      clientSecret: cfg.GITHUB_BENEFITS_CLIENT_SECRET,
+      authorizeUrl: `${base}/login/oauth/authorize`,
+      tokenUrl: `${base}/login/oauth/access_token`,
+      userUrl: `${cfg.GITHUB_API_URL.replace(/\/$/, '')}/user`,
+      scope: 'read:user',
+      user: (b) => (typeof b.id === 'number' && typeof b.login === 'string' ? { id: String(b.id), username: b.login } : null),
+    };
+  }
+  if (!cfg.DISCORD_BENEFITS_CLIENT_ID || !cfg.DISCORD_BENEFITS_CLIENT_SECRET) return null;
+  const api = cfg.DISCORD_API_URL.replace(/\/$/, '');
+  return {
+    clientId: cfg.DISCORD_BENEFITS_CLIENT_ID,
+    clientSecret: cfg.DISCORD_BENEFITS_CLIENT_SECRET,
+    authorizeUrl: `${cfg.DISCORD_OAUTH_URL.replace(/\/$/, '')}/oauth2/authorize`,
+    tokenUrl: `${api}/oauth2/token`,
+    userUrl: `${api}/users/@me`,
+    scope: 'identify',
+    user: (b) => (typeof b.id === 'string' && typeof b.username === 'string' ? { id: b.id, username: b.username } : null),
+  };
+}
+
+/** The platforms the portal can connect (their OAuth app is configured). */
+export const connectablePlatforms = (cfg: Config) => OAUTH_PLATFORMS.filter((p) => provider(cfg, p));
+
+/** `return_to` must be a page of this application's portal. */
+function checkReturnTo(cfg: Config, returnTo: string): string {
+  const base = new URL(cfg.PUBLIC_URL);
+  let u: URL;
+  try {
+    u = new URL(returnTo);
+  } catch {
+    throw fieldError(['query', 'return_to'], 'Must be an absolute URL.', 'value_error', returnTo);
+  }
+  if (u.origin !== base.origin || !u.pathname.startsWith('/portal/')) {
+    throw fieldError(['query', 'return_to'], 'Must be a page of the customer portal.', 'value_error', returnTo);
+  }
+  return u.toString();
+}
+
+class OAuthFailure extends Error {}
+
+async function exchange(p: Provider, code: string, redirectUri: string): Promise<{ id: string; username: string }> {
+  const form = new URLSearchParams({ client_id: p.clientId, client_secret: p.clientSecret, code, redirect_uri: redirectUri, grant_type: 'authorization_code' });
+  let token: string | undefined;
+  try {
+    const res = await fetch(p.tokenUrl, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      signal: AbortSignal.timeout(15_000),
+    });
+    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (res.ok && typeof body.access_token === 'string') token = body.access_token;
+    else throw new OAuthFailure(typeof body.error === 'string' ? body.error : `token_${res.status}`);
+    const me = await fetch(p.userUrl, {
+      headers: { accept: 'application/json', authorization: `Bearer ${token}`, 'user-agent': 'emporia' },
+      signal: AbortSignal.timeout(15_000),
+    });
+    const user = me.ok ? p.user((await me.json()) as Record<string, unknown>) : null;
+    if (!user) throw new OAuthFailure(`user_${me.status}`);
+    return user;
+  } catch (err) {
+    if (err instanceof OAuthFailure) throw err;
+    throw new OAuthFailure('provider_unreachable');
+  }
+}
+
+/**
+ * Stores the account on the customer and hands it to the customer's grants of that platform that
+ * have none yet (answers how many). Requests for the grant workflow are queued durably.
+ */
+async function linkAccount(deps: Deps, em: EntityManager, customerId: string, platform: OAuthPlatform, account: { id: string; username: string }) {
+  const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
+    const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null });
+    if (!customer) throw ResourceNotFound('Customer not found');
+    customer.oauthAccounts = { ...(customer.oauthAccounts ?? {}), [platform]: { account_id: account.id, account_username: account.username } };
+    await tx.flush();
+    const grants = await tx.find(BenefitGrant, { customer: customerId, revokedAt: null, grantedAt: null, benefit: { type: BENEFIT_TYPE[platform] } });
+    let linked = 0;
+    for (const g of grants.filter((x) => !x.properties.account_id)) {
+      const u = await updateGrantAsCustomer(tx, deps.integrations, customerId, g.id, { benefit_type: BENEFIT_TYPE[platform], properties: { account_id: account.id } });
+      if (!u.changed) continue;
+      linked++;
+      await tx.flush();
+      emitEvent(tx, u.grant.benefit.organization.id, 'benefit_grant.updated', {
+        ...serializeBenefitGrant(u.grant),
+        benefit: serializeBenefit(u.grant.benefit),
+        previous_properties: u.previous,
+      });
+      await tx.flush();
+      queueBenefitRequestsDurably(tx, after, deps, { kind: 'grant-requests', benefitId: u.grant.benefit.id, customerId, requests: u.requests }, u.grant.benefit.organization.id);
+    }
+    return linked;
+  });
+  await afterCommit();
+  return result;
+}
+
+const platformSchema = z.enum(OAUTH_PLATFORMS);
+
+export const routes: RouteSpec[] = [
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/oauth-accounts/authorize',
+    summary: 'Start connecting a GitHub or Discord account (answers the provider’s authorize URL)',
+    tags: ['customer-portal'],
+    auth: { kinds: ['customer'], scopes: ['customer_portal:write'] },
+    query: z.object({ platform: platformSchema, return_to: z.string().max(2048) }),
+    response: z.object({ url: z.string() }),
+    async handler({ query, principal, deps }) {
+      requireFullSession(principal, 'Connecting an account');
+      const p = provider(deps.cfg, query.platform);
+      if (!p) throw fieldError(['query', 'platform'], `Connecting a ${query.platform === 'github' ? 'GitHub' : 'Discord'} account is not configured.`, 'value_error', query.platform);
+      const returnTo = checkReturnTo(deps.cfg, query.return_to);
+      const state = await new SignJWT({ platform: query.platform, return_to: returnTo, nonce: randomUUID() })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(asCustomer(principal).customerId)
+        .setAudience('customer-oauth')
+        .setIssuedAt()
+        .setExpirationTime(STATE_TTL)
+        .sign(stateKey(deps.cfg));
+      const url = new URL(p.authorizeUrl);
+      url.search = new URLSearchParams({ client_id: p.clientId, redirect_uri: callbackUrl(deps.cfg), response_type: 'code', scope: p.scope, state }).toString();
+      return { url: url.toString() };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/customer-portal/oauth-accounts/callback',
+    summary: 'Where GitHub / Discord send the customer back (redirects to the portal page that started it)',
+    tags: ['customer-portal'],
+    auth: 'public',
+    query: z.object({ state: z.string().max(4096), code: z.string().max(1024).optional(), error: z.string().max(255).optional() }),
+    status: 303,
+    async handler({ query, em, deps, res }) {
+      let claims;
+      try {
+        ({ payload: claims } = await jwtVerify(query.state, stateKey(deps.cfg), { audience: 'customer-oauth', algorithms: ['HS256'] }));
+      } catch {
+        throw new ApiError(400, 'BadRequest', 'This connection link is invalid or has expired: start again from the portal.');
+      }
+      const platform = platformSchema.parse(claims.platform);
+      const back = new URL(String(claims.return_to));
+      const fail = (code: string) => {
+        back.searchParams.set('oauth_error', code);
+        res.redirect(303, back.toString());
+      };
+      const p = provider(deps.cfg, platform);
+      if (!p) return fail('not_configured');
+      if (!query.code) return fail(query.error ?? 'access_denied');
+      let account;
+      try {
+        account = await exchange(p, query.code, callbackUrl(deps.cfg));
+      } catch (err) {
+        return fail(err instanceof OAuthFailure ? err.message : 'failed');
+      }
+      await linkAccount(deps, em, claims.sub!, platform, account);
+      back.searchParams.set('connected', platform);
+      res.redirect(303, back.toString());
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/v1/customer-portal/oauth-accounts/:platform',
+    summary: 'Forget a connected GitHub or Discord account (grants keep the account they were given)',
+    tags: ['customer-portal'],
+    auth: { kinds: ['customer'], scopes: ['customer_portal:write'] },
+    params: z.object({ platform: platformSchema }),
+    status: 204,
+    async handler({ params, principal, em }) {
+      requireFullSession(principal, 'Disconnecting an account');
+      await inTransaction(em, async (tx) => {
+        const c = await tx.findOneOrFail(Customer, { id: asCustomer(principal).customerId });
+        if (!c.oauthAccounts?.[params.platform]) throw ResourceNotFound('No such connected account');
+        const { [params.platform]: _gone, ...rest } = c.oauthAccounts;
+        c.oauthAccounts = rest;
+        await tx.flush();
+      });
+    },
+  }),
+];
