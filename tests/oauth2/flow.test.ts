@@ -218,6 +218,10 @@ describe('OAuth2 provider through openid-client', () => {
     expect(info).toMatchObject({ sub: s.organization.id, name: 'Test Organization' });
     const intro = await oidc.tokenIntrospection(config, tokens.access_token);
     expect(intro).toMatchObject({ active: true, sub_type: 'organization', sub: s.organization.id });
+
+    // The approving seller leaves the organization: the token no longer acts for it.
+    await srv.deps.orm.em.getConnection().execute('delete from members where organization_id = ?', [s.organization.id]);
+    expect((await fetch(`${srv.url}/v1/products/`, { headers: auth })).status).toBe(401);
   });
 
   it('lists the apps a user authorized and revoking one ends its tokens', async () => {

@@ -189,3 +189,20 @@ describe('OAuth2 provider refusals', () => {
     expect(anon.status).toBe(401);
   });
 });
+
+describe('OAuth2 provider lifetimes', () => {
+  it('refuses a code past its 10 minutes', async () => {
+    const { verifier, challenge } = pkce();
+    const code = await approvedCode(client, { scope: 'products:read', code_challenge: challenge, code_challenge_method: 'S256' });
+    // The code was issued for 10 minutes; then its expiry is moved into the past.
+    const conn = srv.deps.orm.em.getConnection();
+    const [row] = await conn.execute<{ seconds: string }[]>(
+      `select extract(epoch from expires_at - created_at)::int as seconds from oauth2_authorization_codes where code_hash = encode(sha256(?::bytea), 'hex')`,
+      [code],
+    );
+    expect(Number(row!.seconds)).toBe(600);
+    await conn.execute(`update oauth2_authorization_codes set expires_at = now() - interval '1 minute' where code_hash = encode(sha256(?::bytea), 'hex')`, [code]);
+    const t = await tokenRequest(srv, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, ...confidential() });
+    expect([t.status, t.body.error, t.body.error_description]).toEqual([400, 'invalid_grant', 'Authorization code expired']);
+  });
+});

@@ -377,6 +377,8 @@ export async function resolveAccessToken(em: EntityManager, raw: string): Promis
   const t = await liveAccessToken(em, raw);
   if (!t) return null;
   const g = t.grant as OAuth2Grant;
+  // An organization subject lasts as long as the approving user is a member of that organization.
+  if (g.subType === 'organization' && (!g.organization || !(await em.count(Member, { user: g.user.id, organization: g.organization.id })))) return null;
   return {
     kind: 'oauth2',
     subject: g.subType === 'organization' && g.organization ? { kind: 'organization', organizationId: g.organization.id } : { kind: 'user', userId: g.user.id },
