@@ -159,10 +159,14 @@ describe('social sign-in (redirect flow)', () => {
 
   it('sends provider errors, a missing state and a missing code to the error pages', async () => {
     const c = authClient(server.url);
-    // The user cancels at the provider.
+    // The user cancels at the provider: the flow's error page is told why.
     const denied = await socialRoundTrip(c, server.url, op, null, { callbackURL: '/dashboard', errorCallbackURL: '/oops' });
-    expect(denied.location?.pathname).toBe('/api/auth/error');
+    expect(denied.location?.pathname).toBe('/oops');
     expect(errorOf(denied.location)).toBe('access_denied');
+    expect(denied.location?.searchParams.get('error_description')).toBe('The user cancelled');
+    // Without a state of this browser, the provider's error goes to the default error page.
+    const stray = await c.raw(`${server.url}/api/auth/callback/google?error=access_denied&state=unknown`);
+    expect(new URL(stray.headers.get('location')!).pathname).toBe('/api/auth/error');
 
     const noState = await c.raw(`${server.url}/api/auth/callback/google?code=abc`);
     expect(noState.status).toBe(302);

@@ -121,7 +121,12 @@ async function callback(ctx: AuthContext) {
   const parsed = callbackParams.safeParse(ctx.req.query);
   if (!parsed.success) return errorRedirect(ctx, defaultError, 'invalid_callback_request');
   const q = parsed.data;
-  if (q.error) return errorRedirect(ctx, defaultError, q.error, { error_description: q.error_description ?? '' });
+  if (q.error) {
+    // The provider's refusal goes to the flow's error page when this browser's state names one.
+    const known = q.state ? await consumeState(ctx.em, ctx.deps.cfg, ctx.req, ctx.res, q.state) : null;
+    const target = known?.status === 'ok' ? known.value.errorURL || defaultError : defaultError;
+    return errorRedirect(ctx, target, q.error, { error_description: q.error_description ?? '' });
+  }
   if (!q.state) return errorRedirect(ctx, defaultError, 'state_not_found');
   const outcome = await consumeState(ctx.em, ctx.deps.cfg, ctx.req, ctx.res, q.state);
   if (outcome.status !== 'ok') return errorRedirect(ctx, defaultError, 'please_restart_the_process');
