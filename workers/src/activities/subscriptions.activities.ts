@@ -41,10 +41,12 @@ export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'p
   const usage = { settleMs: (cfg.USAGE_SETTLE_SECONDS ?? 10) * 1000 };
   return {
     async subscriptionSchedule(subscriptionId: string) {
+  /** One transaction per step, opened here: the service works inside it. */
+  const inTx = async <T>(work: (tx: EntityManager) => Promise<T>) => (await inTransaction(orm.em.fork(), work)).result;
       return subscriptionSchedule(orm.em.fork(), subscriptionId);
     },
     async renewSubscription(subscriptionId: string, expectedPeriodEnd: string) {
-      return renewSubscription(orm.em.fork(), subscriptionId, expectedPeriodEnd, usage);
+      return inTx((tx) => renewSubscription(tx, subscriptionId, expectedPeriodEnd, usage));
     },
     /** The period-end step and the first charge of its order in one go (the common path of a renewal). */
     async renewAndCharge(subscriptionId: string, expectedPeriodEnd: string) {
@@ -54,22 +56,22 @@ export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'p
       return chargeSubscriptionOrder(orm.em.fork(), processor(), orderId, attempt);
     },
     async markSubscriptionUnpaid(subscriptionId: string, atIso: string) {
-      return markUnpaid(orm.em.fork(), subscriptionId, new Date(atIso));
+      return inTx((tx) => markUnpaid(tx, subscriptionId, new Date(atIso)));
     },
     async subscriptionDunningMail(orderId: string, attempt: number, nextRetryAt: string | null, reason: string | null) {
       return dunningMail(orm.em.fork(), orderId, { attempt, nextRetryAt, reason, portalUrl: cfg.PUBLIC_URL });
     },
     async cancelSubscription(subscriptionId: string, input: CancelInput, atIso: string) {
-      return rules(() => applyCancel(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+      return rules(() => inTx((tx) => applyCancel(tx, subscriptionId, input, new Date(atIso))));
     },
     async uncancelSubscription(subscriptionId: string) {
-      return rules(() => applyUncancel(orm.em.fork(), subscriptionId));
+      return rules(() => inTx((tx) => applyUncancel(tx, subscriptionId)));
     },
     async revokeSubscription(subscriptionId: string, input: CancelInput, atIso: string) {
-      return rules(() => applyRevoke(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+      return rules(() => inTx((tx) => applyRevoke(tx, subscriptionId, input, new Date(atIso))));
     },
     async changeSubscriptionProduct(subscriptionId: string, input: ProductChangeInput, atIso: string) {
-      return rules(() => applyProductChange(orm.em.fork(), subscriptionId, input, new Date(atIso)));
+      return rules(() => inTx((tx) => applyProductChange(tx, subscriptionId, input, new Date(atIso))));
     },
   };
 }
