@@ -3,8 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import type { Checkout } from './entities.ts';
-import { serializeCheckout } from './schemas.ts';
-import { CHECKOUT_POPULATE } from './service.ts';
+import { CHECKOUT_POPULATE, serializeCheckout } from './schemas.ts';
 
 /**
  * Flushes a created checkout and writes `checkout.created`. Returns the committed checkout (relations

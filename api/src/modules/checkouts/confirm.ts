@@ -45,7 +45,10 @@ import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/ent
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Checkout, CheckoutChargeAttempt, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
-import { CHECKOUT_POPULATE, CHECKOUT_SECRET_PREFIX, NotOpenCheckout, notRedeemable, updateCheckout, validateCustomFieldData } from './service.ts';
+import { notRedeemable } from './amounts.ts';
+import { validateCustomFieldData } from './custom-field-data.ts';
+import { CHECKOUT_POPULATE } from './schemas.ts';
+import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
 
 export const AlreadyActiveSubscriptionError = (detail = 'You already have an active subscription.') =>
   new ApiError(403, 'AlreadyActiveSubscriptionError', detail);

@@ -30,7 +30,8 @@ import {
 } from './schemas.ts';
 import { confirmCheckout } from './confirm.ts';
 import { commitNewCheckout } from './commit.ts';
-import { CHECKOUT_POPULATE, createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
+import { CHECKOUT_POPULATE } from './schemas.ts';
+import { createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
 
 const READ: AuthRequirement = sellerAuth('checkouts:read');
 const WRITE: AuthRequirement = sellerAuth('checkouts:write');

@@ -16,6 +16,7 @@ import {
   serializePrice,
   serializeProduct,
   serializeProductPublic,
+  PRODUCT_POPULATE,
 } from '../products/schemas.ts';
 import { serializeCustomField } from '../custom-fields/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
@@ -321,3 +322,13 @@ export const checkoutConfirmSchema = checkoutUpdatePublicSchema.extend({
 export type CheckoutConfirm = z.output<typeof checkoutConfirmSchema>;
 
 export const checkoutConfirmedSchema = checkoutPublicSchema.extend({ customer_session_token: z.string() });
+
+/** Everything the read models read. */
+export const CHECKOUT_POPULATE = [
+  ...PRODUCT_POPULATE.map((path) => `products.${path}` as const),
+  ...PRODUCT_POPULATE.map((path) => `product.${path}` as const),
+  'productPrice',
+  'discount',
+  'organization',
+  'customer',
+] as const;

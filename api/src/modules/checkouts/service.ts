@@ -3,37 +3,26 @@
  * caller's transaction does. Every amount comes from the pricing module (`checkoutAmounts`),
  * recomputed whenever the price, requested amount, discount or billing country changes.
  */
-import { LockMode, raw } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { randomToken } from '../../kit/crypto.ts';
 import { ApiError, RequestValidationError, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
-import { checkoutAmounts, PricingError, type PriceTerms } from '../pricing/index.ts';
-import { discountTerms, taxBasisPoints } from '../pricing/terms.ts';
 import { Organization } from '../organizations/entities.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
-import { livePrices, PRODUCT_POPULATE } from '../products/schemas.ts';
+import { PRODUCT_POPULATE } from '../products/schemas.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
-import { Checkout, type CustomFieldData } from './entities.ts';
-import { applyCheckoutTrial, trialColumns, trialFromInput } from '../trials/index.ts';
-import { effectiveStatus, serializeCheckout, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
+import { Checkout } from './entities.ts';
+import { trialColumns, trialFromInput } from '../trials/index.ts';
+import { CHECKOUT_POPULATE, effectiveStatus, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
+import { appliesTo, defaultPrice, discountByCode, discountById, notRedeemable, recompute, validateDiscount } from './amounts.ts';
+import { keepAnswersFor, validateCustomFieldData } from './custom-field-data.ts';
 
 export const CHECKOUT_SECRET_PREFIX = 'polar_c_';
-
-/** Everything the read models read. */
-export const CHECKOUT_POPULATE = [
-  ...PRODUCT_POPULATE.map((path) => `products.${path}` as const),
-  ...PRODUCT_POPULATE.map((path) => `product.${path}` as const),
-  'productPrice',
-  'discount',
-  'organization',
-  'customer',
-] as const;
 
 type Loc = (string | number)[];
 
@@ -94,205 +83,6 @@ export async function checkoutEmbedOrigin(em: EntityManager, clientSecret: strin
 
 // ---------------------------------------------------------------------------------------------
 // Prices, discounts, tax
-
-/** The price a product is bought at when none is named: its static price first (livePrices' order). */
-function defaultPrice(product: Product): ProductPrice | null {
-  return livePrices(product)[0] ?? null;
-}
-
-function priceTerms(price: ProductPrice): PriceTerms {
-  switch (price.amountType) {
-    case 'fixed':
-      return { amountType: 'fixed', priceAmount: price.priceAmount ?? 0, currency: price.priceCurrency };
-    case 'custom':
-      return {
-        amountType: 'custom',
-        minimumAmount: price.minimumAmount ?? null,
-        maximumAmount: price.maximumAmount ?? null,
-        presetAmount: price.presetAmount ?? null,
-        currency: price.priceCurrency,
-      };
-    case 'metered_unit':
-      return { amountType: 'metered_unit', currency: price.priceCurrency };
-    default:
-      return { amountType: 'free', currency: price.priceCurrency };
-  }
-}
-
-/** Redeemable now: live, started, not ended, redemptions left. Returns why not, or null. */
-export function notRedeemable(d: Discount, now = new Date()): string | null {
-  if (d.deletedAt) return 'Discount does not exist.';
-  if (d.startsAt && d.startsAt.getTime() > now.getTime()) return 'Discount is not redeemable yet.';
-  if (d.endsAt && d.endsAt.getTime() < now.getTime()) return 'Discount has ended.';
-  if (d.maxRedemptions != null && d.redemptionsCount >= d.maxRedemptions) return 'Discount has reached its maximum redemptions.';
-  return null;
-}
-
-/** Whether the discount applies to the product (empty products = every product; fixed ones in the price's currency). */
-async function appliesTo(em: EntityManager, d: Discount, product: Product, price: ProductPrice): Promise<boolean> {
-  await em.populate(d, ['products']);
-  const products = d.products.getItems();
-  if (products.length && !products.some((p) => p.id === product.id)) return false;
-  if (d.type === 'fixed' && price.amountType !== 'free' && (d.currency ?? 'usd') !== price.priceCurrency) return false;
-  return true;
-}
-
-/** A discount the checkout may take now: redeemable and applicable, else 422 on `loc`. */
-async function validateDiscount(em: EntityManager, d: Discount, product: Product, price: ProductPrice, loc: Loc, input: unknown) {
-  const why = notRedeemable(d);
-  if (why) throw fieldError(loc, why, 'value_error', input);
-  if (!(await appliesTo(em, d, product, price))) {
-    throw fieldError(loc, 'Discount does not apply to this product.', 'value_error', input);
-  }
-}
-
-async function discountById(em: EntityManager, organizationId: string, id: string): Promise<Discount> {
-  const d = await em.findOne(Discount, { id, organization: organizationId, deletedAt: null });
-  if (!d) throw fieldError(['body', 'discount_id'], 'Discount does not exist.', 'value_error', id);
-  return d;
-}
-
-/** A live discount of the organization by code, compared case-insensitively. */
-async function discountByCode(em: EntityManager, organizationId: string, code: string): Promise<Discount | null> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select id from discounts where organization_id = ? and deleted_at is null and lower(code) = lower(?) limit 1`,
-    [organizationId, code],
-  );
-  return rows[0] ? em.findOne(Discount, { id: rows[0].id }) : null;
-}
-
-/**
- * Recomputes every amount and flag of `c` from its price, the requested amount (custom prices), its
- * discount and the tax rate of its billing country. A refused amount is a 422 on `body.amount`.
- */
-async function recompute(em: EntityManager, c: Checkout, requestedAmount: number | null | undefined): Promise<void> {
-  const price = c.productPrice;
-  const product = c.product;
-  const discount = c.discount && !c.discount.deletedAt ? c.discount : null;
-  const terms = priceTerms(price);
-  let a;
-  try {
-    a = checkoutAmounts({
-      price: terms,
-      requestedAmount,
-      recurring: product.recurringInterval != null,
-      discount: discount ? { terms: discountTerms(discount), appliesToProduct: await appliesTo(em, discount, product, price) } : null,
-      taxBasisPoints: await taxBasisPoints(em, c.organization.id, c.customerBillingAddress?.country),
-    });
-  } catch (err) {
-    if (err instanceof PricingError) throw fieldError(['body', err.field], err.message, 'value_error', requestedAmount);
-    throw err;
-  }
-  a = await applyCheckoutTrial(em, c, a);
-  const free = a.is_free_product_price;
-  c.amount = free ? null : a.amount;
-  c.discountAmount = free ? null : a.discount_amount;
-  c.netAmount = free ? null : a.net_amount;
-  c.taxAmount = free ? null : a.tax_amount;
-  c.totalAmount = free ? null : a.total_amount;
-  c.currency = free ? null : price.priceCurrency;
-  c.isFreeProductPrice = free;
-  c.isDiscountApplicable = a.is_discount_applicable;
-  c.isPaymentRequired = a.is_payment_required;
-  c.isPaymentSetupRequired = a.is_payment_setup_required;
-  c.isPaymentFormRequired = a.is_payment_form_required;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Custom fields
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * Checks answers against the product's attached custom fields (type, select options, number and
- * date bounds, text lengths; with `enforceRequired`, required fields must be answered and required
- * checkboxes checked). Unknown slugs are dropped. All problems at once, 422 at
- * `body.custom_field_data.<slug>`.
- */
-export function validateCustomFieldData(
-  product: Product,
-  data: Record<string, unknown>,
-  enforceRequired: boolean,
-): CustomFieldData {
-  const out: CustomFieldData = {};
-  const issues: ValidationIssue[] = [];
-  for (const attached of product.attachedCustomFields.getItems()) {
-    const field = attached.customField;
-    if (field.deletedAt) continue;
-    const slug = field.slug;
-    const loc = ['body', 'custom_field_data', slug];
-    const value = data[slug];
-    const fail = (msg: string, type = 'value_error') => issues.push({ type, loc, msg, input: value });
-    const empty = value === undefined || value === null || value === '';
-    if (empty) {
-      if (enforceRequired && attached.required) issues.push({ type: 'missing', loc, msg: 'Field required' });
-      else if (value !== undefined) out[slug] = null;
-      continue;
-    }
-    const props = field.properties;
-    switch (field.type) {
-      case 'text': {
-        if (typeof value !== 'string') {
-          fail('Input should be a valid string', 'string_type');
-          break;
-        }
-        if (props.min_length != null && value.length < props.min_length) {
-          fail(`String should have at least ${props.min_length} characters`, 'string_too_short');
-        } else if (props.max_length != null && value.length > props.max_length) {
-          fail(`String should have at most ${props.max_length} characters`, 'string_too_long');
-        } else out[slug] = value;
-        break;
-      }
-      case 'number': {
-        if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-          fail('Input should be a valid integer', 'int_type');
-          break;
-        }
-        if (props.ge != null && value < props.ge) fail(`Input should be greater than or equal to ${props.ge}`, 'greater_than_equal');
-        else if (props.le != null && value > props.le) fail(`Input should be less than or equal to ${props.le}`, 'less_than_equal');
-        else out[slug] = value;
-        break;
-      }
-      case 'date': {
-        const ok = typeof value === 'string' && (ISO_DATE.test(value) || ISO_DATETIME.test(value)) && !Number.isNaN(Date.parse(value));
-        if (!ok) {
-          fail('Input should be a valid date or datetime', 'date_type');
-          break;
-        }
-        const seconds = Math.floor(Date.parse(value as string) / 1000);
-        if (props.ge != null && seconds < props.ge) fail(`Date should be on or after ${new Date(props.ge * 1000).toISOString()}`, 'greater_than_equal');
-        else if (props.le != null && seconds > props.le) fail(`Date should be on or before ${new Date(props.le * 1000).toISOString()}`, 'less_than_equal');
-        else out[slug] = value as string;
-        break;
-      }
-      case 'checkbox': {
-        if (typeof value !== 'boolean') fail('Input should be a valid boolean', 'bool_type');
-        else if (enforceRequired && attached.required && !value) fail('This box must be checked', 'value_error');
-        else out[slug] = value;
-        break;
-      }
-      case 'select': {
-        const options = props.options ?? [];
-        if (typeof value !== 'string' || !options.some((o) => o.value === value)) {
-          fail(`Input should be ${options.map((o) => `'${o.value}'`).join(', ')}`, 'enum');
-        } else out[slug] = value;
-        break;
-      }
-    }
-  }
-  if (issues.length) throw new RequestValidationError(issues);
-  return out;
-}
-
-/** Keeps only the answers that belong to `product`'s fields (after a product switch). */
-function keepAnswersFor(product: Product, data: CustomFieldData): CustomFieldData {
-  const slugs = new Set(product.attachedCustomFields.getItems().map((a) => a.customField.slug));
-  return Object.fromEntries(Object.entries(data).filter(([k]) => slugs.has(k)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Create
 
 interface Selection {
   organizationId: string;
@@ -604,68 +394,5 @@ export async function updateCheckout(
   await recompute(em, c, requested);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Expiry
-
-/**
- * Marks the checkout `expired` if it is still open and past `expires_at`, writing `checkout.updated`
- * (idempotent; used by the per-checkout expiry workflow's activity, which only runs started before the
- * sweeper replaced it still call). `retryAt` when it is open but not yet due.
- */
-export async function expireCheckoutById(
-  em: EntityManager,
-  checkoutId: string,
-  publicUrl: string,
-): Promise<{ status: string | null; retryAt: string | null }> {
-  return em.transactional(async (tx) => {
-    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!c) return { status: null, retryAt: null };
-    if (c.status !== 'open') return { status: c.status, retryAt: null };
-    if (c.expiresAt.getTime() > Date.now()) return { status: c.status, retryAt: c.expiresAt.toISOString() };
-    c.status = 'expired';
-    await tx.flush();
-    await tx.populate(c, CHECKOUT_POPULATE);
-    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
-    await tx.flush();
-    return { status: 'expired', retryAt: null };
-  });
-}
-
-export interface ExpiredBatch {
-  /** How many checkouts this call marked expired. */
-  expired: number;
-  /** The earliest `expires_at` of the checkouts still open (ISO), null when none is. */
-  nextExpiresAt: string | null;
-  /** The database clock when `nextExpiresAt` was read (ISO). */
-  now: string;
-}
-
-/**
- * One batch of the checkout-expiry sweeper, in one transaction: marks up to `limit` open checkouts whose
- * `expires_at` has passed (database clock), earliest first, `expired`, writing one `checkout.updated`
- * each (the same payload as `expireCheckoutById`). Rows another transaction holds (a buyer's update or
- * confirmation) are skipped, not waited for: the next batch looks again. Idempotent.
- * The due open checkouts are found through the partial index `checkouts_open_expires_at_index`.
- */
-export async function expireDueCheckouts(em: EntityManager, publicUrl: string, limit: number): Promise<ExpiredBatch> {
-  return em.transactional(async (tx) => {
-    const due = await tx.find(
-      Checkout,
-      { status: 'open', expiresAt: { $lte: raw('now()') } },
-      { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-    );
-    if (due.length) {
-      for (const c of due) c.status = 'expired';
-      // Flushed before serializing, so the events carry the new modified_at.
-      await tx.flush();
-      await tx.populate(due, CHECKOUT_POPULATE);
-      for (const c of due) emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
-      await tx.flush();
-    }
-    const [next] = await tx.execute<{ next: Date | string | null; now: Date | string }[]>(
-      `select min("expires_at") as "next", now() as "now" from "checkouts" where "status" = 'open'`,
-    );
-    const iso = (v: Date | string) => new Date(v).toISOString();
-    return { expired: due.length, nextExpiresAt: next?.next == null ? null : iso(next.next), now: iso(next!.now) };
-  });
-}
+// The sweeper's batch lives in expiry.ts; the worker reads it through this module's service.
+export { expireCheckoutById, expireDueCheckouts, type ExpiredBatch } from './expiry.ts';

@@ -19,7 +19,7 @@ import type { Integrations } from '../benefits/integrations.ts';
 import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
-import { CHECKOUT_POPULATE } from '../checkouts/service.ts';
+import { CHECKOUT_POPULATE } from '../checkouts/schemas.ts';
 import { refundUnfulfilledCharge, releaseRedemption } from '../checkouts/confirm.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
