@@ -107,11 +107,17 @@ describe('seller console: entry and settings', () => {
     // Settings: profile.
     await page.getByRole('menuitem', { name: 'Settings' }).click();
     await page.getByLabel('Website').fill('https://shop.example.com');
+    expect(await page.getByLabel('Slug').inputValue()).toBe(s.organization.slug);
+    const socials = page.locator('.ra-input-socials');
+    await socials.getByRole('button', { name: 'Add' }).click();
+    await choose(page, /^Platform/, 'GitHub', socials);
+    await socials.getByLabel(/^Profile URL/).fill('https://github.com/example-shop');
     await expectAccessible(page, 'settings: organization');
     await page.getByRole('button', { name: 'Save' }).click();
     await notification(/updated/i).waitFor();
     const org = await apiCall(srv.url, { cookie: await cookieHeader(context) }, 'GET', `/v1/organizations/${s.organization.id}`);
     expect(org.body.website).toBe('https://shop.example.com');
+    expect(org.body.socials).toEqual([{ platform: 'github', url: 'https://github.com/example-shop' }]);
 
     // Members.
     await page.getByRole('tab', { name: 'Members' }).click();

@@ -3,7 +3,7 @@
  * members and their roles, invitations (send, resend, cancel) and teams (auth service organization API).
  */
 import { useState, type FormEvent } from 'react';
-import { BooleanInput, Edit, SaveButton, SelectInput, SimpleForm, TextInput, Title, Toolbar, email, required, useNotify } from 'react-admin';
+import { ArrayInput, BooleanInput, Edit, SaveButton, SelectInput, SimpleForm, SimpleFormIterator, TextInput, Title, Toolbar, email, required, useNotify } from 'react-admin';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -77,6 +77,17 @@ function useAction() {
   };
 }
 
+const socialPlatforms = [
+  { id: 'x', name: 'X' },
+  { id: 'github', name: 'GitHub' },
+  { id: 'linkedin', name: 'LinkedIn' },
+  { id: 'youtube', name: 'YouTube' },
+  { id: 'instagram', name: 'Instagram' },
+  { id: 'facebook', name: 'Facebook' },
+  { id: 'tiktok', name: 'TikTok' },
+  { id: 'other', name: 'Other' },
+];
+
 const Profile = () => (
   <Edit resource="organizations" id={currentOrganizationId()!} mutationMode="pessimistic" redirect={false} title=" " actions={false}>
     <SimpleForm toolbar={<Toolbar><SaveButton /></Toolbar>}>
@@ -87,6 +98,13 @@ const Profile = () => (
       <TextInput source="email" label="Support email" validate={email()} fullWidth />
       <TextInput source="website" label="Website" type="url" fullWidth />
       <TextInput source="avatar_url" label="Logo URL" type="url" fullWidth />
+      <TextInput source="slug" label="Slug" readOnly helperText={false} />
+      <ArrayInput source="socials" label="Social profiles">
+        <SimpleFormIterator inline disableReordering>
+          <SelectInput source="platform" label="Platform" choices={socialPlatforms} validate={required()} />
+          <TextInput source="url" label="Profile URL" type="url" validate={required()} />
+        </SimpleFormIterator>
+      </ArrayInput>
       <Typography variant="h6" component="h2" sx={{ mt: 2 }}>
         Subscriptions
       </Typography>
