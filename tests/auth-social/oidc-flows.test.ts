@@ -352,3 +352,40 @@ describe('one-tap', () => {
     expect(await refused.json()).toMatchObject({ message: 'invalid id token' });
   });
 });
+
+describe('sign-up and linking options', () => {
+  it('with implicit sign-up off, creates users only on requestSignUp; a trusted provider links unverified addresses', async () => {
+    const strict = await startTestServer({
+      worker: false,
+      env: {
+        PUBLIC_URL,
+        GOOGLE_CLIENT_ID: op.clientId,
+        GOOGLE_CLIENT_SECRET: op.clientSecret,
+        SOCIAL_PROVIDER_ENDPOINTS: JSON.stringify({ google: op.endpoints }),
+        SOCIAL_DISABLE_IMPLICIT_SIGN_UP: 'true',
+        SOCIAL_TRUSTED_PROVIDERS: 'google',
+      },
+    });
+    try {
+      const who = oidcAccount();
+      const c = authClient(strict.url);
+      const refused = await socialRoundTrip(c, strict.url, op, who, { callbackURL: '/dashboard', errorCallbackURL: '/oops' });
+      expect(refused.location?.pathname).toBe('/oops');
+      expect(errorOf(refused.location)).toBe('signup_disabled');
+      expect(await c.client.getSession({ query: { disableCookieCache: true } }).then((r) => r.data)).toBeNull();
+
+      const asked = await socialRoundTrip(c, strict.url, op, who, { callbackURL: '/dashboard', newUserCallbackURL: '/welcome', requestSignUp: true });
+      expect(asked.location?.pathname).toBe('/welcome');
+      expect((await c.client.getSession({ query: { disableCookieCache: true } })).data?.user.email).toBe(who.email);
+
+      // Google is trusted here: an unverified provider address still reaches the existing user.
+      const existing = await signedUpUser(strict.url);
+      const other = authClient(strict.url);
+      const linked = await socialRoundTrip(other, strict.url, op, oidcAccount({ email: existing.email, email_verified: false }), { callbackURL: '/dashboard' });
+      expect(linked.location?.pathname).toBe('/dashboard');
+      expect((await other.client.getSession({ query: { disableCookieCache: true } })).data?.user.id).toBe(existing.user.id);
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
+});
