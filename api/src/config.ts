@@ -227,6 +227,31 @@ export const configSchema = z
     REQUIRE_EMAIL_VERIFICATION: bool.default(false),
     /** Account deletion is confirmed through a mailed link (GET /api/auth/delete-user/callback). */
     DELETE_USER_VERIFICATION: bool.default(false),
+    /** Users who hold every admin-plugin permission whatever their role (comma-separated user ids). */
+    ADMIN_USER_IDS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+    /**
+     * Who may create organizations through /api/auth/organization/create: `all`, `none`, `admins`
+     * (admin role or ADMIN_USER_IDS) or `verified` (users whose email is verified).
+     */
+    ORGANIZATION_CREATION: z.enum(['all', 'none', 'admins', 'verified']).default('all'),
+    /** Organizations a user may belong to before creating another is refused; unset: no cap. */
+    ORGANIZATION_LIMIT: z.coerce.number().int().min(0).optional(),
+    /** Per-role caps replacing ORGANIZATION_LIMIT for users holding that admin-plugin role: JSON `{"admin": 50}`. */
+    ORGANIZATION_LIMIT_BY_ROLE: z
+      .string()
+      .default('{}')
+      .transform((v, ctx) => {
+        try {
+          const parsed = z.record(z.string(), z.number().int().min(0)).parse(JSON.parse(v));
+          return parsed;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of role to non-negative integer' });
+          return z.NEVER;
+        }
+      }),
     ...socialCredentialVariables,
     /**
      * Social provider endpoints replacing the built-in ones (a provider speaking the same protocol

@@ -17,6 +17,13 @@ export const User = defineEntity({
     image: p.string().nullable(),
     username: p.string().nullable().unique(),
     displayUsername: p.string().nullable(),
+    /** Sign-in asks for a second factor (two-factor plugin). */
+    twoFactorEnabled: p.boolean().default(false),
+    /** The admin plugin's role (`user` or `admin`, comma-separated when several) and ban. */
+    role: p.string().default('user'),
+    banned: p.boolean().default(false),
+    banReason: p.text().nullable(),
+    banExpires: p.datetime().nullable(),
   },
 });
 export type User = InferEntity<typeof User>;
@@ -60,6 +67,8 @@ export const Session = defineEntity({
     ipAddress: p.string().nullable(),
     userAgent: p.text().nullable(),
     activeOrganizationId: p.uuid().nullable(),
+    /** The admin who started this session by impersonating the user. */
+    impersonatedBy: p.uuid().nullable(),
   },
 });
 export type Session = InferEntity<typeof Session>;

@@ -47,6 +47,8 @@ export const AUTH_ERRORS = {
   COULDNT_UPDATE_EMAIL: e(400, "Couldn't update your email"),
   USER_ALREADY_HAS_PASSWORD: e(400, 'user already has a password'),
   UNABLE_TO_CREATE_VERIFICATION: e(500, 'Unable to create verification'),
+  // Admin plugin: a banned user signing in.
+  BANNED_USER: e(403, 'You have been banned from this application. Please contact support if you believe this is an error.', 'BANNED_USER'),
   // Username plugin.
   INVALID_USERNAME_OR_PASSWORD: e(401, 'invalid username or password'),
   USERNAME_EMAIL_NOT_VERIFIED: e(403, 'email not verified'),
@@ -54,6 +56,19 @@ export const AUTH_ERRORS = {
   USERNAME_TOO_LONG: e(422, 'username is too long'),
   USERNAME_INVALID: e(422, 'username is invalid'),
   USERNAME_TAKEN: e(422, 'username is already taken. please try another.'),
+};
+
+/** The two-factor plugin's messages. */
+export const TWO_FACTOR_ERRORS = {
+  OTP_NOT_ENABLED: e(400, 'OTP not enabled'),
+  OTP_HAS_EXPIRED: e(400, 'OTP has expired'),
+  TOTP_NOT_ENABLED: e(400, 'TOTP not enabled'),
+  TWO_FACTOR_NOT_ENABLED: e(400, "Two factor isn't enabled"),
+  BACKUP_CODES_NOT_ENABLED: e(400, "Backup codes aren't enabled"),
+  INVALID_BACKUP_CODE: e(401, 'Invalid backup code'),
+  INVALID_CODE: e(401, 'Invalid code'),
+  TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE: e(400, 'Too many attempts. Please request a new code.'),
+  INVALID_TWO_FACTOR_COOKIE: e(401, 'Invalid two factor cookie'),
 };
 
 /** `Invalid {field}` (403) for untrusted redirect targets and origins. */

@@ -18,8 +18,13 @@ interface Layout {
   subject: string;
   greeting: string;
   paragraphs: string[];
-  action: { label: string; url: string };
+  action?: { label: string; url: string };
   footer: string;
+}
+
+function actionHtml(action: { label: string; url: string }): string {
+  return `<p style="margin:24px 0;"><a href="${escapeHtml(action.url)}" style="background:#1f2328;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600;display:inline-block;">${escapeHtml(action.label)}</a></p>
+    <p style="margin:0 0 16px;font-size:13px;color:#57606a;">If the button does not work, open this link:<br><a href="${escapeHtml(action.url)}" style="color:#0969da;word-break:break-all;">${escapeHtml(action.url)}</a></p>`;
 }
 
 function render(m: Layout): OutgoingMail {
@@ -27,8 +32,7 @@ function render(m: Layout): OutgoingMail {
     m.greeting,
     '',
     ...m.paragraphs.flatMap((p) => [p, '']),
-    `${m.action.label}: ${m.action.url}`,
-    '',
+    ...(m.action ? [`${m.action.label}: ${m.action.url}`, ''] : []),
     m.footer,
     '',
     '— Emporia',
@@ -41,8 +45,7 @@ function render(m: Layout): OutgoingMail {
   <div style="max-width:520px;margin:0 auto;background:#ffffff;border:1px solid #e3e6ea;border-radius:8px;padding:28px;">
     <p style="margin:0 0 16px;font-size:16px;">${escapeHtml(m.greeting)}</p>
     ${m.paragraphs.map((p) => `<p style="margin:0 0 16px;font-size:15px;line-height:1.5;">${escapeHtml(p)}</p>`).join('\n    ')}
-    <p style="margin:24px 0;"><a href="${escapeHtml(m.action.url)}" style="background:#1f2328;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600;display:inline-block;">${escapeHtml(m.action.label)}</a></p>
-    <p style="margin:0 0 16px;font-size:13px;color:#57606a;">If the button does not work, open this link:<br><a href="${escapeHtml(m.action.url)}" style="color:#0969da;word-break:break-all;">${escapeHtml(m.action.url)}</a></p>
+    ${m.action ? actionHtml(m.action) : ''}
     <p style="margin:16px 0 0;font-size:13px;color:#57606a;">${escapeHtml(m.footer)}</p>
   </div>
   <p style="text-align:center;font-size:12px;color:#8c959f;margin-top:16px;">Emporia</p>
@@ -122,5 +125,15 @@ export function invitationMail(p: {
     ],
     action: { label: 'View invitation', url: p.url },
     footer: 'If you do not know this organization, you can ignore this mail.',
+  });
+}
+
+export function twoFactorOtpMail(p: { to: string; name?: string | null; code: string; minutes: number }): OutgoingMail {
+  return render({
+    to: p.to,
+    subject: 'Your sign-in code',
+    greeting: hello(p.name),
+    paragraphs: [`Your sign-in code is ${p.code}.`, `It is valid for ${p.minutes} minutes and can be used once.`],
+    footer: 'If you did not try to sign in, change your password: someone else knows it.',
   });
 }

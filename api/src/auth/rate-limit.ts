@@ -12,11 +12,12 @@ import { AUTH_ERRORS, AuthError } from './errors.ts';
 export const RATE_LIMIT_WINDOW_SECONDS = 10;
 export const RATE_LIMIT_MAX = 3;
 
-/** Paths (below /api/auth) that are limited: sign-in, sign-up, password and email routes. */
+/** Paths (below /api/auth) that are limited: sign-in, sign-up, two-factor, password and email routes. */
 export function isLimitedPath(path: string): boolean {
   return (
     path.startsWith('/sign-in/') ||
     path.startsWith('/sign-up/') ||
+    path.startsWith('/two-factor/') ||
     [
       '/change-password',
       '/set-password',

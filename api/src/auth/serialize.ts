@@ -11,6 +11,11 @@ export interface SerializedUser {
   updatedAt: string;
   username: string | null;
   displayUsername: string | null;
+  twoFactorEnabled: boolean;
+  role: string;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: string | null;
 }
 
 export interface SerializedSession {
@@ -23,6 +28,7 @@ export interface SerializedSession {
   ipAddress: string | null;
   userAgent: string | null;
   activeOrganizationId: string | null;
+  impersonatedBy: string | null;
 }
 
 export interface SessionPayload {
@@ -41,6 +47,11 @@ export function serializeUser(u: User): SerializedUser {
     updatedAt: (u.modifiedAt ?? u.createdAt).toISOString(),
     username: u.username ?? null,
     displayUsername: u.username ? (u.displayUsername ?? u.username) : (u.displayUsername ?? null),
+    twoFactorEnabled: u.twoFactorEnabled ?? false,
+    role: u.role ?? 'user',
+    banned: u.banned ?? false,
+    banReason: u.banReason ?? null,
+    banExpires: u.banExpires ? u.banExpires.toISOString() : null,
   };
 }
 
@@ -56,5 +67,6 @@ export function serializeSession(s: Session, token: string): SerializedSession {
     ipAddress: s.ipAddress ?? null,
     userAgent: s.userAgent ?? null,
     activeOrganizationId: s.activeOrganizationId ?? null,
+    impersonatedBy: s.impersonatedBy ?? null,
   };
 }

@@ -14,6 +14,7 @@ import type { EntityManager } from '../kit/db.ts';
 import { constantTimeEqual, hmacBase64, randomToken, sha256Hex } from '../kit/crypto.ts';
 import type { UserPrincipal } from '../kit/principals.ts';
 import { Session, type User } from './entities.ts';
+import { AUTH_ERRORS } from './errors.ts';
 import { serializeSession, serializeUser, type SessionPayload } from './serialize.ts';
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
@@ -85,7 +86,7 @@ function signedTokenOf(cfg: CookieConfig, cookies: Map<string, string>): string 
   return signed ? verifySignedValue(cfg.SECRET, signed) : null;
 }
 
-function cookieString(cfg: CookieConfig, name: string, value: string, maxAge: number | undefined): string {
+export function cookieString(cfg: CookieConfig, name: string, value: string, maxAge: number | undefined): string {
   const parts = [`${name}=${encodeURIComponent(value)}`];
   if (maxAge !== undefined) parts.push(`Max-Age=${maxAge}`);
   parts.push('Path=/', 'HttpOnly', 'SameSite=Lax');
@@ -195,12 +196,13 @@ export function clearSessionCookies(res: Response, cfg: CookieConfig) {
 export async function createSession(
   em: EntityManager,
   user: User,
-  meta: { ipAddress?: string; userAgent?: string; rememberMe?: boolean },
+  meta: { ipAddress?: string; userAgent?: string; rememberMe?: boolean; impersonatedBy?: string; ttlSeconds?: number },
 ): Promise<LoadedSession> {
+  if (isBanned(user)) throw AUTH_ERRORS.BANNED_USER();
   const token = randomToken('', 32);
   const now = new Date();
   const rememberMe = meta.rememberMe !== false;
-  const ttl = rememberMe ? SESSION_TTL_SECONDS : SESSION_TTL_NOT_REMEMBERED_SECONDS;
+  const ttl = meta.ttlSeconds ?? (rememberMe ? SESSION_TTL_SECONDS : SESSION_TTL_NOT_REMEMBERED_SECONDS);
   const session = em.create(Session, {
     user,
     tokenHash: sha256Hex(token),
@@ -210,11 +212,17 @@ export async function createSession(
     ipAddress: meta.ipAddress ?? null,
     userAgent: meta.userAgent ?? null,
     activeOrganizationId: null,
+    impersonatedBy: meta.impersonatedBy ?? null,
   });
   await em.flush();
   // Now and then, drop sessions that expired without being used again.
   if (Math.random() < 0.01) await em.nativeDelete(Session, { expiresAt: { $lt: new Date() } });
   return { token, session, user };
+}
+
+/** A ban in force (none, or one whose expiry has passed, is no ban). */
+export function isBanned(user: Pick<User, 'banned' | 'banExpires'>, now = Date.now()): boolean {
+  return !!user.banned && (!user.banExpires || user.banExpires.getTime() > now);
 }
 
 /** The live session for a raw token, its user loaded; an expired one is deleted and null returned. */
@@ -270,6 +278,12 @@ interface SessionRow {
   image: string | null;
   username: string | null;
   display_username: string | null;
+  two_factor_enabled: boolean;
+  role: string;
+  banned: boolean;
+  ban_reason: string | null;
+  ban_expires: Date | string | null;
+  impersonated_by: string | null;
 }
 
 const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
@@ -287,8 +301,9 @@ export async function readLiveSessionPayload(
 ): Promise<SessionPayload | undefined> {
   const rows = await em.getConnection().execute<SessionRow[]>(
     `select s.id, s.user_id, s.expires_at, s.created_at, s.updated_at, s.remember_me, s.ip_address, s.user_agent,
-            s.active_organization_id, u.created_at as u_created_at, u.modified_at as u_modified_at, u.email,
-            u.email_verified, u.name, u.image, u.username, u.display_username
+            s.active_organization_id, s.impersonated_by, u.created_at as u_created_at, u.modified_at as u_modified_at,
+            u.email, u.email_verified, u.name, u.image, u.username, u.display_username, u.two_factor_enabled, u.role,
+            u.banned, u.ban_reason, u.ban_expires
        from sessions s join users u on u.id = s.user_id
       where s.token_hash = ?`,
     [sha256Hex(token)],
@@ -306,6 +321,11 @@ export async function readLiveSessionPayload(
     modifiedAt: toDateOrNull(row.u_modified_at),
     username: row.username,
     displayUsername: row.display_username,
+    twoFactorEnabled: row.two_factor_enabled,
+    role: row.role,
+    banned: row.banned,
+    banReason: row.ban_reason,
+    banExpires: toDateOrNull(row.ban_expires),
   } as unknown as User;
   const session = {
     id: row.id,
@@ -317,6 +337,7 @@ export async function readLiveSessionPayload(
     ipAddress: row.ip_address,
     userAgent: row.user_agent,
     activeOrganizationId: row.active_organization_id,
+    impersonatedBy: row.impersonated_by,
   } as unknown as Session;
   if (session.expiresAt.getTime() <= Date.now()) return undefined;
   if (!opts.disableRefresh && isDueForRefresh(session)) return undefined;

@@ -1,5 +1,6 @@
 /** Every entity the ORM knows; deps.ts passes `allEntities` to `initOrm`. Add a module's entities here. */
 import { Account, RateLimit, Session, User, Verification } from '../auth/entities.ts';
+import { TwoFactor, TwoFactorBackupCode } from '../auth/two-factor/entities.ts';
 import { Passkey } from '../auth/passkeys/entities.ts';
 import { Invitation, Member, Organization, OrganizationAccessToken, Team } from './organizations/entities.ts';
 import { Product, ProductBenefit, ProductCustomField, ProductMedia, ProductPrice } from './products/entities.ts';
@@ -33,6 +34,7 @@ import { IdempotencyKey } from './idempotency/entities.ts';
 
 export const allEntities = [
   User, Account, Session, Verification, RateLimit,
+  TwoFactor, TwoFactorBackupCode,
   Passkey,
   Organization, Member, OrganizationAccessToken, Team, Invitation,
   Product, ProductPrice, ProductBenefit, ProductMedia, ProductCustomField,

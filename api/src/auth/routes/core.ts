@@ -19,7 +19,8 @@ import {
 import { escapeHtml } from '../mail-templates.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../password.ts';
 import { serializeSession, serializeUser } from '../serialize.ts';
-import { clearSessionCookies, createSession, readSignedCookie, setSessionCookies } from '../sessions.ts';
+import { clearSessionCookies, createSession, isBanned, readSignedCookie, setSessionCookies } from '../sessions.ts';
+import { isTrustedDevice, startChallenge, trustDevice } from '../two-factor/service.ts';
 import { runStrategy } from '../strategies.ts';
 import { syncCustomerForUser } from '../payments-sync.ts';
 import { checkPasswordLength, checkUsername, sendVerificationEmail } from './shared.ts';
@@ -60,6 +61,23 @@ async function startSession(ctx: AuthContext, user: User, rememberMe: boolean | 
   const s = await createSession(ctx.em, user, { ...requestMeta(ctx.req), rememberMe });
   setSessionCookies(ctx.res, ctx.deps.cfg, s);
   return s;
+}
+
+/**
+ * For a user with two-factor on, signing in from a browser it does not trust yet: no session, a pending
+ * sign-in instead (`{ twoFactorRedirect: true }`). A trusted browser goes straight on (its trust renewed).
+ */
+async function secondFactorFirst(ctx: AuthContext, user: User, rememberMe: boolean | undefined) {
+  if (!user.twoFactorEnabled) return null;
+  if (isBanned(user)) throw AUTH_ERRORS.BANNED_USER();
+  const { cfg } = ctx.deps;
+  if (isTrustedDevice(cfg, ctx.req, user.id)) {
+    trustDevice(cfg, ctx.res, user.id);
+    return null;
+  }
+  clearSessionCookies(ctx.res, cfg);
+  await startChallenge(ctx.em, cfg, ctx.res, user, rememberMe !== false);
+  return { twoFactorRedirect: true };
 }
 
 const getSessionQuery = z.object({ disableCookieCache: queryBool, disableRefresh: queryBool });
@@ -161,6 +179,8 @@ export const coreEndpoints: AuthEndpoint[] = [
         await sendVerificationEmail(ctx, ctx.em, user, body.callbackURL);
         throw AUTH_ERRORS.EMAIL_NOT_VERIFIED();
       }
+      const pending = await secondFactorFirst(ctx, user, body.rememberMe);
+      if (pending) return pending;
       const s = await startSession(ctx, user, body.rememberMe);
       return { redirect: !!body.callbackURL, token: s.token, url: body.callbackURL, user: serializeUser(user) };
     },
@@ -185,6 +205,8 @@ export const coreEndpoints: AuthEndpoint[] = [
         await sendVerificationEmail(ctx, ctx.em, user, undefined);
         throw AUTH_ERRORS.USERNAME_EMAIL_NOT_VERIFIED();
       }
+      const pending = await secondFactorFirst(ctx, user, body.rememberMe);
+      if (pending) return pending;
       const s = await startSession(ctx, user, body.rememberMe);
       return { token: s.token, user: serializeUser(user) };
     },
@@ -212,7 +234,10 @@ export const coreEndpoints: AuthEndpoint[] = [
       const sessions = await em.find(Session, { user: me.user.id, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'asc' } });
       // Only the current session's token is known (tokens are stored hashed); the others carry their id,
       // which revoke-session accepts.
-      return sessions.map((s) => serializeSession(s, s.id === me.session.id ? me.token : s.id));
+      // Sessions an admin opened by impersonating the user are not the user's to see.
+      return sessions
+        .filter((s) => !s.impersonatedBy || s.id === me.session.id)
+        .map((s) => serializeSession(s, s.id === me.session.id ? me.token : s.id));
     },
   }),
 

@@ -21,6 +21,8 @@ import { teamEndpoints } from './organization-teams.ts';
 import { socialEndpoints } from '../social/routes.ts';
 import { passkeyEndpoints } from '../passkeys/routes.ts';
 import { organizationEndpoints } from './organizations.ts';
+import { twoFactorEndpoints } from '../two-factor/endpoints.ts';
+import { adminEndpoints } from '../admin/endpoints.ts';
 
 /** Every endpoint of /api/auth, mounted in this order. */
 export const authEndpoints: AuthEndpoint[] = [
@@ -30,6 +32,8 @@ export const authEndpoints: AuthEndpoint[] = [
   ...memberEndpoints,
   ...invitationEndpoints,
   ...teamEndpoints,
+  ...twoFactorEndpoints,
+  ...adminEndpoints,
   ...authPaymentsEndpoints,
   ...socialEndpoints,
   ...passkeyEndpoints,

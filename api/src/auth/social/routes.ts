@@ -134,7 +134,7 @@ async function callback(ctx: AuthContext) {
   const onError = (code: string) => errorRedirect(ctx, state.errorURL || defaultError, code);
   if (!q.code) return onError('no_code');
   const p = configuredProvider(ctx.deps.cfg, id);
-  if (!p) return onError('oauth_provider_not_found');
+  if (!p || state.providerId !== id) return onError('oauth_provider_not_found');
 
   let tokens: TokenSet;
   try {
@@ -249,6 +249,7 @@ export const socialEndpoints: AuthEndpoint[] = [
         return { redirect: false, token: s.token, url: undefined, user: userBody(serializeUser(result.user)) };
       }
       const { state, codeVerifier } = await createState(ctx.em, ctx.deps.cfg, ctx.res, {
+        providerId: p.spec.id,
         callbackURL: body.callbackURL || '/',
         errorURL: body.errorCallbackURL,
         newUserURL: body.newUserCallbackURL,
@@ -288,6 +289,7 @@ export const socialEndpoints: AuthEndpoint[] = [
         return { redirect: false, url: '', status: true };
       }
       const { state, codeVerifier } = await createState(ctx.em, ctx.deps.cfg, ctx.res, {
+        providerId: p.spec.id,
         callbackURL: body.callbackURL || '/',
         link: { userId: me.user.id, email: me.user.email },
       });

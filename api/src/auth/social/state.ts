@@ -19,6 +19,8 @@ const VERIFIER_LENGTH = 128;
 const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
 
 export interface OAuthState {
+  /** The provider the flow was started with: its callback is the only one that may use the state. */
+  providerId: string;
   callbackURL: string;
   codeVerifier: string;
   errorURL?: string;
