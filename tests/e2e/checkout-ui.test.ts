@@ -2,7 +2,9 @@
  * The hosted checkout in Chromium against the real stack (sandbox processor): paying with Stripe's
  * test cards, declines that keep the form, pay-what-you-want bounds, discount codes whose totals come
  * from the API, required custom fields, free products, a keyboard-only and a phone-width purchase,
- * and the checkout embedded in a page of another origin. axe-core runs on every page.
+ * and the checkout embedded in a page of another origin. With PAYMENT_PROCESSOR=stripe: Stripe's
+ * Payment Element instead of the sandbox form, and a clear message when Stripe.js cannot load (it
+ * cannot here: js.stripe.com does not resolve). axe-core runs on every page.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { Checkout } from '../../api/src/modules/checkouts/entities.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
+import { startFakeStripe, type FakeStripe } from '../fakes/stripe-server.ts';
 import { expectAccessible, fillCard, launchBrowser, newPage, PHONE, shop, shot, tabTo, until, type Shop } from './portal-fixtures.ts';
 
 let srv: TestServer;
@@ -312,5 +315,76 @@ describe('a buyer who types an existing customer’s email (issue #23)', () => {
     await page.getByText('No saved cards.').waitFor();
     await expect(page.getByText('4242').count()).resolves.toBe(0);
     await context.close();
+  });
+});
+
+describe('hosted checkout with PAYMENT_PROCESSOR=stripe', () => {
+  let stripeSrv: TestServer;
+  let stripe: FakeStripe;
+  let shop2: Shop;
+  let product: { id: string };
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    stripeSrv = await startTestServer({
+      worker: false,
+      env: {
+        SERVE_UI: 'true',
+        PAYMENT_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: stripe.secretKey,
+        STRIPE_API_BASE: stripe.url,
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_localcheckout',
+      },
+    });
+    shop2 = await shop(stripeSrv);
+    product = await shop2.product({ name: 'Stripe-paid licence', prices: [{ amount_type: 'fixed', price_amount: 4900 }] });
+  }, 120_000);
+  afterAll(async () => {
+    await stripeSrv?.close();
+    await stripe?.close();
+  });
+
+  it("loads Stripe's Payment Element from js.stripe.com and says clearly when it cannot", async () => {
+    const config = await (await fetch(`${stripeSrv.url}/v1/customer-portal/config`)).json();
+    expect(config).toMatchObject({ payment_processor: 'stripe', stripe_publishable_key: 'pk_test_localcheckout' });
+    const c = await shop2.checkout({ product_id: product.id });
+    const { context, page } = await newPage(browser);
+    // js.stripe.com is unreachable from this machine (DNS fails); the browser is told so outright.
+    const stripeJs: string[] = [];
+    await page.route('https://js.stripe.com/**', (route) => {
+      stripeJs.push(route.request().url());
+      return route.abort('namenotresolved');
+    });
+    await page.goto(`${stripeSrv.url}/checkout/${c.client_secret}`);
+    await page.getByRole('form', { name: 'Checkout' }).waitFor();
+    await page.getByText('The secure card form could not be loaded from Stripe (js.stripe.com).', { exact: false }).waitFor();
+    // @stripe/stripe-js asks for its release train's script (https://js.stripe.com/<train>/stripe.js).
+    expect(stripeJs.length).toBeGreaterThan(0);
+    expect(stripeJs.filter((u) => !/^https:\/\/js\.stripe\.com\/[a-z]+\/stripe\.js$/.test(u))).toEqual([]);
+    // Not the sandbox form: no test-mode banner, no card number field of ours.
+    expect(await page.getByRole('region', { name: 'Test mode' }).count()).toBe(0);
+    expect(await page.getByLabel('Card number').count()).toBe(0);
+    await page.getByLabel('Email').fill('stripe-buyer@example.com');
+    await page.getByLabel('Name on card').fill('Bea Buyer');
+    await page.getByRole('button', { name: 'Pay $49.00' }).click();
+    await page.getByText('The card form is not ready: it could not be loaded from Stripe.').waitFor();
+    await expectAccessible(page, 'stripe checkout without Stripe.js');
+    await shot(page, 'checkout-stripe-unreachable');
+    // Nothing reached the processor.
+    expect(stripe.requests.filter((r) => r.path.includes('payment_intents'))).toEqual([]);
+    await context.close();
+  });
+
+  it('says card payments are not set up when the publishable key is missing', async () => {
+    Object.assign(stripeSrv.deps.cfg, { STRIPE_PUBLISHABLE_KEY: undefined });
+    try {
+      const c = await shop2.checkout({ product_id: product.id });
+      const { context, page } = await newPage(browser);
+      await page.goto(`${stripeSrv.url}/checkout/${c.client_secret}`);
+      await page.getByText('Card payments are not set up for this store yet').waitFor();
+      expect(await page.getByLabel('Card number').count()).toBe(0);
+      await context.close();
+    } finally {
+      Object.assign(stripeSrv.deps.cfg, { STRIPE_PUBLISHABLE_KEY: 'pk_test_localcheckout' });
+    }
   });
 });

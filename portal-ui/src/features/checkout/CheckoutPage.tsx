@@ -11,6 +11,7 @@ import { CARD_ERROR_KEYS, CardFields, sandboxConfirmationToken, TestModeBanner }
 import { Alert, Field, Loading, OrgBadge } from '../../components/ui.tsx';
 import { emptyCard, validateCard, type CardInput } from '../../lib/card.ts';
 import { postToParent } from '../../lib/embed.ts';
+import { portalConfig, type PortalConfig } from '../../lib/config.ts';
 import { formatMoney, formatRecurring, parseMajor, toMajorInput } from '../../lib/format.ts';
 import { setCheckoutToken } from '../../lib/session.ts';
 import type { Address, AttachedCustomField, Checkout, Price, Product } from '../../lib/types.ts';
@@ -21,7 +22,7 @@ const StripePayment = lazy(() => import('./StripePayment.tsx'));
 
 export const GONE = 'This checkout does not exist or has expired.';
 
-type Load = { kind: 'loading' } | { kind: 'gone'; detail: string | null } | { kind: 'ready'; checkout: Checkout };
+type Load = { kind: 'loading' } | { kind: 'gone'; detail: string | null } | { kind: 'ready'; checkout: Checkout; config: PortalConfig };
 
 export function CheckoutPage() {
   const { clientSecret = '' } = useParams();
@@ -29,8 +30,8 @@ export function CheckoutPage() {
 
   useEffect(() => {
     const controller = new AbortController();
-    getJson<Checkout>(`/v1/checkouts/client/${encodeURIComponent(clientSecret)}`, { signal: controller.signal })
-      .then((checkout) => setLoad({ kind: 'ready', checkout }))
+    Promise.all([getJson<Checkout>(`/v1/checkouts/client/${encodeURIComponent(clientSecret)}`, { signal: controller.signal }), portalConfig()])
+      .then(([checkout, config]) => setLoad({ kind: 'ready', checkout, config }))
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         const expected = error instanceof ApiError && [404, 410].includes(error.status);
@@ -67,7 +68,7 @@ export function CheckoutPage() {
       </main>
     );
   }
-  return <CheckoutForm initial={load.checkout} />;
+  return <CheckoutForm initial={load.checkout} config={load.config} />;
 }
 
 /** The price of a product a buyer may pick: the non-archived ones. */
@@ -126,7 +127,7 @@ function validateCustomFields(fields: AttachedCustomField[], values: Record<stri
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-function CheckoutForm({ initial }: { initial: Checkout }) {
+function CheckoutForm({ initial, config }: { initial: Checkout; config: PortalConfig }) {
   const navigate = useNavigate();
   const [checkout, setCheckout] = useState(initial);
   const secret = checkout.client_secret;
@@ -149,7 +150,9 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
   const stripeRef = useRef<StripeHandle | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
 
-  const publishableKey = checkout.payment_processor_metadata.publishable_key;
+  // PAYMENT_PROCESSOR=stripe: Stripe's Payment Element; the sandbox card form otherwise.
+  const stripeMode = config.payment_processor === 'stripe';
+  const publishableKey = stripeMode ? (config.stripe_publishable_key ?? checkout.payment_processor_metadata.publishable_key ?? null) : null;
   const currency = checkout.currency ?? priceCurrency(checkout.product_price) ?? 'usd';
   const price = checkout.product_price;
   const recurring = price.type === 'recurring' ? price.recurring_interval ?? checkout.product.recurring_interval : null;
@@ -226,7 +229,7 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
       if (err) errs.amount = err;
     }
     Object.assign(errs, validateCustomFields(fields, custom));
-    if (formRequired && !publishableKey) Object.assign(errs, validateCard(card));
+    if (formRequired && !stripeMode) Object.assign(errs, validateCard(card));
     setErrors(errs);
     if (Object.values(errs).some(Boolean)) {
       requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
@@ -238,8 +241,8 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
       let confirmationTokenId: string | undefined;
       if (formRequired) {
         try {
-          if (publishableKey) {
-            if (!stripeRef.current) throw new Error('The card form is still loading.');
+          if (stripeMode) {
+            if (!stripeRef.current) throw new Error('The card form is not ready: it could not be loaded from Stripe.');
             confirmationTokenId = await stripeRef.current.createToken({ name: name.trim(), email: email.trim(), address: cleanAddress(address) });
           } else {
             confirmationTokenId = await sandboxConfirmationToken(card);
@@ -344,7 +347,7 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
       </section>
 
       <section className="checkout-form">
-        {!publishableKey && checkout.is_payment_form_required && <TestModeBanner />}
+        {!stripeMode && checkout.is_payment_form_required && <TestModeBanner />}
         {alreadyPaid ? (
           <Alert kind="info">
             <p>This checkout has already been paid.</p>
@@ -401,10 +404,14 @@ function CheckoutForm({ initial }: { initial: Checkout }) {
             ))}
 
             {checkout.is_payment_form_required &&
-              (publishableKey ? (
-                <Suspense fallback={<Loading label="Loading the card form…" />}>
-                  <StripePayment publishableKey={publishableKey} checkout={checkout} handleRef={stripeRef} />
-                </Suspense>
+              (stripeMode ? (
+                publishableKey ? (
+                  <Suspense fallback={<Loading label="Loading the card form…" />}>
+                    <StripePayment publishableKey={publishableKey} checkout={checkout} handleRef={stripeRef} />
+                  </Suspense>
+                ) : (
+                  <Alert>Card payments are not set up for this store yet (no Stripe publishable key). Please contact the seller.</Alert>
+                )
               ) : (
                 <CardFields value={card} onChange={setCard} errors={errors} disabled={paying} />
               ))}

@@ -1,10 +1,12 @@
 /**
  * The card entry with PAYMENT_PROCESSOR=stripe: Stripe's Payment Element producing a confirmation
  * token (loaded only when the checkout carries `payment_processor_metadata.publishable_key`, in its
- * own chunk so the sandbox checkout never downloads Stripe.js). Not exercised by the tests: they cannot
- * reach Stripe from here.
+ * own chunk so the sandbox checkout never downloads Stripe.js). Stripe.js must come from js.stripe.com
+ * (Stripe's terms); when it cannot load, the form says so instead of spinning. Creating a token needs
+ * Stripe itself, so the tests here (no route to js.stripe.com) cover the choice and the failure only.
  */
-import { useEffect, type MutableRefObject } from 'react';
+import { useEffect, useState, type MutableRefObject } from 'react';
+import { Alert, Loading } from '../../components/ui.tsx';
 import { loadStripe, type Stripe } from '@stripe/stripe-js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import type { Address, Checkout } from '../../lib/types.ts';
@@ -24,18 +26,35 @@ export default function StripePayment({
   checkout: Checkout;
   handleRef: MutableRefObject<StripeHandle | null>;
 }) {
-  if (!stripes.has(publishableKey)) stripes.set(publishableKey, loadStripe(publishableKey));
+  if (!stripes.has(publishableKey)) stripes.set(publishableKey, loadStripe(publishableKey).catch(() => null));
   const stripe = stripes.get(publishableKey)!;
+  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  useEffect(() => {
+    let live = true;
+    void stripe.then((s) => live && setState(s ? 'ready' : 'failed'));
+    return () => {
+      live = false;
+    };
+  }, [stripe]);
   const options = checkout.is_payment_required
     ? { mode: 'payment' as const, amount: checkout.total_amount ?? 0, currency: (checkout.currency ?? 'usd').toLowerCase(), setupFutureUsage: checkout.is_payment_setup_required ? ('off_session' as const) : undefined }
     : { mode: 'setup' as const, currency: (checkout.currency ?? 'usd').toLowerCase() };
   return (
     <fieldset className="card-fields">
       <legend>Card</legend>
-      <Elements stripe={stripe} options={{ ...options, paymentMethodCreation: 'manual' }}>
-        <Handle handleRef={handleRef} />
-        <PaymentElement options={{ fields: { billingDetails: { name: 'never', email: 'never', address: 'never' } } }} />
-      </Elements>
+      {state === 'failed' ? (
+        <Alert>
+          The secure card form could not be loaded from Stripe (js.stripe.com). Check your connection or turn off blockers for this page,
+          then reload it. Nothing has been charged.
+        </Alert>
+      ) : state === 'loading' ? (
+        <Loading label="Loading the secure card form…" />
+      ) : (
+        <Elements stripe={stripe} options={{ ...options, paymentMethodCreation: 'manual' }}>
+          <Handle handleRef={handleRef} />
+          <PaymentElement options={{ fields: { billingDetails: { name: 'never', email: 'never', address: 'never' } } }} />
+        </Elements>
+      )}
     </fieldset>
   );
 }
