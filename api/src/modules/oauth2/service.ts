@@ -31,7 +31,7 @@ export const CODE_PREFIX = 'polar_ac_';
 export const CODE_TTL_MS = 10 * 60_000;
 const KEY_PURPOSE = 'oauth2-signing-key';
 
-/** An OAuth2 error in the RFC 6749 shape: `{"error": "invalid_grant", "error_description": "..."}`. */
+/** An OAuth2 error in the RFC 6749 shape: `{"error": "invalid_grant", "error_description": "...", "detail": "..."}`. */
 export class OAuthError extends Error {
   constructor(
     public readonly status: number,
@@ -40,8 +40,9 @@ export class OAuthError extends Error {
   ) {
     super(description);
   }
+  /** `detail` repeats the description: the shape every other /v1 error has (and the OpenAPI document states). */
   toJSON() {
-    return { error: this.error, error_description: this.description };
+    return { error: this.error, error_description: this.description, detail: this.description };
   }
 }
 
