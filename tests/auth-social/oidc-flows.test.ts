@@ -184,6 +184,40 @@ describe('social sign-in (redirect flow)', () => {
     expect(await page.text()).toContain('state_not_found');
   });
 
+  it('takes the form-post callback (Apple\'s response_mode) by continuing it as a GET on our origin', async () => {
+    const c = authClient(server.url);
+    const res = await c.client.signIn.social({ provider: 'google', callbackURL: '/dashboard' });
+    const who = oidcAccount();
+    op.nextLogin.account = who;
+    const back = await throughProvider(op, res.data!.url!);
+    // A cross-site form post: the browser sends none of our SameSite=Lax cookies with it.
+    const posted = await fetch(`${server.url}/api/auth/callback/google`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://appleid.apple.com' },
+      body: back.searchParams.toString(),
+    });
+    expect(posted.status).toBe(302);
+    const get = new URL(posted.headers.get('location')!);
+    expect(`${get.origin}${get.pathname}`).toBe(`${PUBLIC_URL}/api/auth/callback/google`);
+    expect(get.searchParams.get('code')).toBe(back.searchParams.get('code'));
+    const done = await toCallback(c, server.url, get);
+    expect(done.location?.pathname).toBe('/dashboard');
+    expect((await sessionOf(c))?.user.email).toBe(who.email);
+  });
+
+  it('refuses a state started for another provider', async () => {
+    const c = authClient(server.url);
+    const res = await c.client.signIn.social({ provider: 'google', callbackURL: '/dashboard', errorCallbackURL: '/oops' });
+    op.nextLogin.account = oidcAccount();
+    const back = await throughProvider(op, res.data!.url!);
+    const elsewhere = await c.raw(`${server.url}/api/auth/callback/github${back.search}`);
+    const loc = new URL(elsewhere.headers.get('location')!);
+    expect(loc.pathname).toBe('/oops');
+    expect(errorOf(loc)).toBe('oauth_provider_not_found');
+    expect(await sessionOf(c)).toBeNull();
+  });
+
   it('checks every redirect target against the trusted origins', async () => {
     const c = authClient(server.url);
     for (const field of ['callbackURL', 'errorCallbackURL', 'newUserCallbackURL'] as const) {
