@@ -28,33 +28,33 @@
  * checkout created the same customer meanwhile) retries step 3 once, then refunds.
  */
 import { randomUUID } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException, raw } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { ApiError, RequestValidationError, ResourceAlreadyExists, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
+import { RequestValidationError, ResourceAlreadyExists, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { emitCustomerEvent } from '../customers/service.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
-import { Discount } from '../discounts/entities.ts';
-import { Organization } from '../organizations/entities.ts';
 import { Order } from '../orders/entities.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
 import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
-import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { Checkout, CheckoutChargeAttempt, DiscountRedemption, type ChargeRequest } from './entities.ts';
+import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
-import { notRedeemable } from './amounts.ts';
 import { validateCustomFieldData } from './custom-field-data.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
 import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
+import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer } from './buyer.ts';
+import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
+import { releaseRedemption, reserveRedemption } from './redemptions.ts';
 
-export const AlreadyActiveSubscriptionError = (detail = 'You already have an active subscription.') =>
-  new ApiError(403, 'AlreadyActiveSubscriptionError', detail);
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
 export { checkoutConfirmSchema, checkoutConfirmedSchema, type CheckoutConfirm } from './schemas.ts';
+// The sweeper settles abandoned charges through this module (charge-attempts.ts).
+export { settleAbandonedCharges } from './charge-attempts.ts';
+export { AlreadyActiveSubscriptionError } from './buyer.ts';
 
 /** PostgreSQL's lock_not_available (FOR UPDATE NOWAIT on a row another transaction holds). */
 function isLockNotAvailable(err: unknown): boolean {
@@ -92,131 +92,6 @@ function requireConfirmFields(c: Checkout, tokenId: string | null | undefined): 
   c.customFieldData = validateCustomFieldData(c.product, c.customFieldData, true);
 }
 
-/** One redemption more, if the discount is still redeemable: one atomic conditional UPDATE. */
-async function incrementRedemptions(em: EntityManager, discountId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
-    `update "discounts" set "redemptions_count" = "redemptions_count" + 1, "modified_at" = now()
-      where "id" = ? and "deleted_at" is null
-        and ("max_redemptions" is null or "redemptions_count" < "max_redemptions")
-        and ("starts_at" is null or "starts_at" <= now()) and ("ends_at" is null or "ends_at" >= now())
-      returning "id"`,
-    [discountId],
-  );
-  return rows.length === 1;
-}
-
-async function decrementRedemptions(em: EntityManager, discountId: string): Promise<void> {
-  await em.execute(
-    `update "discounts" set "redemptions_count" = greatest("redemptions_count" - 1, 0), "modified_at" = now() where "id" = ?`,
-    [discountId],
-  );
-}
-
-/**
- * Reserves one redemption of the checkout's discount for this checkout (reused when it already holds
- * one for that discount): a discount at its max_redemptions (or otherwise not redeemable) is a 422 on
- * `body.discount_id`. The discount row is only locked for the rest of the caller's (short) transaction.
- */
-async function reserveRedemption(em: EntityManager, c: Checkout): Promise<void> {
-  const held = await em.findOne(DiscountRedemption, { checkout: c.id });
-  const wanted = c.discount && c.isDiscountApplicable ? c.discount.id : null;
-  if (held && held.discount.id === wanted) return;
-  if (held) {
-    // The buyer changed or removed the discount since an earlier attempt.
-    await decrementRedemptions(em, held.discount.id);
-    em.remove(held);
-    await em.flush();
-  }
-  if (!wanted) return;
-  if (!(await incrementRedemptions(em, wanted))) {
-    const d = await em.findOne(Discount, { id: wanted }, { refresh: true });
-    const why = (d && notRedeemable(d)) ?? 'Discount has reached its maximum redemptions.';
-    throw fieldError(['body', 'discount_id'], why, 'value_error', wanted);
-  }
-  em.create(DiscountRedemption, { discount: wanted, checkout: c.id });
-}
-
-/** Releases a reserved redemption (a declined charge; compensation after a confirmed checkout fails). Idempotent. */
-export async function releaseRedemption(em: EntityManager, checkoutId: string): Promise<boolean> {
-  const r = await em.findOne(DiscountRedemption, { checkout: checkoutId });
-  if (!r) return false;
-  const deleted = await em.nativeDelete(DiscountRedemption, { id: r.id });
-  if (deleted) await decrementRedemptions(em, r.discount.id);
-  em.getUnitOfWork().unsetIdentity(r);
-  return deleted > 0;
-}
-
-/**
- * The customer a confirmation buys for, as Polar does: the checkout's own customer when the seller
- * tied it to one (customer_id, or a customer_external_id that existed), whatever email was typed;
- * otherwise the organization's customer with the buyer's email; otherwise none yet (created in step 3).
- * Refused before any charge (step 1) and again under the lock (step 3): the checkout's customer was
- * deleted since, or no customer has the email but its customer_external_id now belongs to another
- * customer (creating one would break that external id's uniqueness).
- */
-async function findCustomer(em: EntityManager, c: Checkout): Promise<Customer | null> {
-  if (c.customer) {
-    if (c.customer.deletedAt) throw fieldError(['body', 'customer_id'], 'The customer of this checkout was deleted.', 'value_error', c.customer.id);
-    return c.customer;
-  }
-  const byEmail = await em.findOne(Customer, { organization: c.organization.id, email: c.customerEmail!, deletedAt: null });
-  if (byEmail || !c.customerExternalId) return byEmail;
-  if (await em.count(Customer, { organization: c.organization.id, externalId: c.customerExternalId, deletedAt: null })) {
-    throw fieldError(
-      ['body', 'customer_email'],
-      "This checkout's external customer ID belongs to a customer with another email address.",
-      'value_error',
-      c.customerEmail,
-    );
-  }
-  return null;
-}
-
-async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
-  const existing = await findCustomer(em, c);
-  if (existing) {
-    let updated = false;
-    if (!existing.name && c.customerName) {
-      existing.name = c.customerName;
-      updated = true;
-    }
-    if (!existing.billingAddress && c.customerBillingAddress) {
-      existing.billingAddress = c.customerBillingAddress;
-      updated = true;
-    }
-    return { customer: existing, created: false, updated };
-  }
-  const customer = em.create(Customer, {
-    organization: em.getReference(Organization, c.organization.id),
-    email: c.customerEmail!,
-    emailVerified: false,
-    name: c.customerName ?? null,
-    externalId: c.customerExternalId ?? null,
-    billingAddress: c.customerBillingAddress ?? null,
-    taxId: null,
-    metadata: { ...c.customerMetadata },
-    userId: null,
-    deletedAt: null,
-    processorCustomerId: null,
-  });
-  return { customer, created: true, updated: false };
-}
-
-/** One active (or trialing) subscription per customer and organization, unless the organization allows several. */
-async function assertNoActiveSubscription(em: EntityManager, c: Checkout, customer: Customer | null): Promise<void> {
-  if (!c.product.recurringInterval || !customer || !customer.id) return;
-  const settings = c.organization.subscriptionSettings as { allow_multiple_subscriptions?: boolean };
-  if (settings.allow_multiple_subscriptions) return;
-  const active = await em.count(Subscription, {
-    organization: c.organization.id,
-    customer: customer.id,
-    status: { $in: ACTIVE_SUBSCRIPTION_STATUSES },
-    // An upgrade checkout replaces the subscription it names.
-    ...(c.subscriptionId ? { id: { $ne: c.subscriptionId } } : {}),
-  });
-  if (active) throw AlreadyActiveSubscriptionError();
-}
-
 export interface ConfirmDeps {
   cfg: Config;
   orm: MikroORM;
@@ -238,99 +113,6 @@ interface Prepared {
   recurring: boolean;
   discountId: string | null;
   chargeAttempt: number;
-}
-
-/** The idempotency key of a checkout's charge (the first attempt's has no suffix, as before attempts were counted). */
-function chargeKey(checkoutId: string, tokenId: string, attempt: number): string {
-  return attempt === 0 ? `checkout:${checkoutId}:charge:${tokenId}` : `checkout:${checkoutId}:charge:${tokenId}:${attempt}`;
-}
-
-/**
- * Refunds a charge of the checkout that will have no order (one refund per charge: the idempotency
- * key is the charge's, whichever path gives it back), then
- * moves the checkout to its next charge attempt, so that paying again makes a new charge rather than
- * replaying this one. Dying between the two would let a retry with the same token replay the refunded
- * charge; the refund comes first because the other order could leave the buyer's money taken.
- */
-export async function refundUnfulfilledCharge(
-  em: EntityManager,
-  processor: PaymentProcessor,
-  input: { checkoutId: string; chargeId: string; amount: number; attemptKey?: string },
-): Promise<void> {
-  await processor.refund({ chargeId: input.chargeId, amount: input.amount, idempotencyKey: `checkout:${input.checkoutId}:refund:${input.chargeId}` });
-  await em.fork().transactional(async (tx) => {
-    await tx.nativeUpdate(Checkout, { id: input.checkoutId }, { chargeAttempt: raw('"charge_attempt" + 1') });
-    const which = input.attemptKey ? { $or: [{ chargeId: input.chargeId }, { idempotencyKey: input.attemptKey }] } : { chargeId: input.chargeId };
-    await tx.nativeUpdate(
-      CheckoutChargeAttempt,
-      { checkout: input.checkoutId, ...which },
-      { status: 'refunded', chargeId: input.chargeId, settledAt: new Date() },
-    );
-  });
-}
-
-/** Records a pending charge attempt's outcome; answers whether it was still pending. */
-async function settleAttempt(
-  em: EntityManager,
-  idempotencyKey: string,
-  status: CheckoutChargeAttempt['status'],
-  chargeId: string | null,
-): Promise<boolean> {
-  return (await em.nativeUpdate(CheckoutChargeAttempt, { idempotencyKey, status: 'pending' }, { status, chargeId, settledAt: new Date() })) > 0;
-}
-
-/**
- * Settles the charge attempts left `pending` for longer than `graceSeconds` (their confirmation died
- * between the processor call and recording its outcome): asks the processor again with the same
- * idempotency key, which answers the first outcome (or, had the first call never arrived, makes the
- * charge now). Under the checkout's lock: kept (`confirmed`) if the checkout holds that charge, else
- * claimed for a refund (`refunding`, so a late step 3 of that confirmation is refused); then refunded,
- * the checkout moving to its next charge attempt. A `refunding` attempt left by a crash is refunded
- * again (one refund per charge: the key is the charge's). An attempt the processor cannot answer for
- * now stays for the next round. Answers how many were settled and when the next falls due (ISO).
- */
-export async function settleAbandonedCharges(
-  em: EntityManager,
-  processor: PaymentProcessor,
-  opts: { graceSeconds: number; limit: number },
-): Promise<{ settled: number; nextDueAt: string | null }> {
-  const due = await em
-    .fork()
-    .find(
-      CheckoutChargeAttempt,
-      { status: { $in: ['pending', 'refunding'] }, createdAt: { $lte: new Date(Date.now() - opts.graceSeconds * 1000) } },
-      { orderBy: { createdAt: 'asc' }, limit: opts.limit },
-    );
-  let settled = 0;
-  for (const a of due) {
-    const checkoutId = a.checkout.id;
-    try {
-      let chargeId = a.status === 'refunding' ? a.chargeId : null;
-      if (a.status === 'pending') {
-        const result = await processor.confirmPayment(a.request);
-        chargeId = await em.fork().transactional(async (tx) => {
-          const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          const keep = result.status === 'declined' || c?.processorChargeId === result.chargeId;
-          const outcome = result.status === 'declined' ? 'declined' : keep ? 'confirmed' : 'refunding';
-          const claimed = await settleAttempt(tx, a.idempotencyKey, outcome, result.chargeId);
-          return claimed && !keep ? result.chargeId : null;
-        });
-      }
-      if (chargeId) {
-        await refundUnfulfilledCharge(em, processor, { checkoutId, chargeId, amount: a.request.amount });
-      }
-      settled++;
-    } catch {
-      // The processor or the database failed: the attempt stays as it was for the next round.
-    }
-  }
-  const [next] = await em
-    .fork()
-    .execute<{ next: Date | string | null }[]>(
-      `select min("created_at") as "next" from "checkout_charge_attempts" where "status" in ('pending', 'refunding')`,
-    );
-  const nextDueAt = next?.next == null ? null : new Date(new Date(next.next).getTime() + opts.graceSeconds * 1000).toISOString();
-  return { settled, nextDueAt };
 }
 
 /** Step 1: see the file comment. */

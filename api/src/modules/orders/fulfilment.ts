@@ -20,7 +20,8 @@ import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/schemas.ts';
-import { refundUnfulfilledCharge, releaseRedemption } from '../checkouts/confirm.ts';
+import { refundUnfulfilledCharge } from '../checkouts/charge-attempts.ts';
+import { releaseRedemption } from '../checkouts/redemptions.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
