@@ -56,7 +56,7 @@ describe('console: OAuth applications, consent, authorized apps', () => {
     await page.goto(`${srv.url}/dashboard/#/login`);
     await page.getByLabel(/^Email or username/).fill(s.email);
     await page.getByLabel(/^Password/).fill(s.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
     await page.getByRole('menuitem', { name: 'OAuth applications' }).click();
     await page.getByText('No applications yet.').waitFor();
@@ -88,7 +88,7 @@ describe('console: OAuth applications, consent, authorized apps', () => {
     // The consent page asks to sign in first, then comes back.
     await page.getByLabel(/^Email or username/).fill(s.email);
     await page.getByLabel(/^Password/).fill(s.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Authorize Example app' }).waitFor();
     await page.getByText(`Example app wants to act for you (${s.email}).`).waitFor();
     const scopes = page.getByRole('list', { name: 'It will be able to' });
