@@ -62,7 +62,7 @@ describe('social sign-in in the console', () => {
     await page.goto(`${base}/dashboard/#/login`);
     const google = page.getByRole('button', { name: 'Continue with Google' });
     await google.waitFor();
-    expect(await page.getByRole('button', { name: /^Continue with/ }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: /^Continue with/ }).allTextContents()).toEqual(['Continue with a passkey', 'Continue with Google']);
     await expectAccessible(page, 'sign-in with providers');
     await shot(page, 'sign-in-social-providers');
 

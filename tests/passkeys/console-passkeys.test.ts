@@ -1,7 +1,7 @@
 /**
  * Passkeys through the seller console in real Chromium with the DevTools WebAuthn virtual authenticator
  * (a platform authenticator with resident keys and user verification): a seller registers a named
- * passkey on the account page, renames it, signs out, signs back in with "Sign in with a passkey",
+ * passkey on the account page, renames it, signs out, signs back in with "Continue with a passkey",
  * removes it, and then the same authenticator no longer signs in. Plus the API's refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,7 +96,7 @@ describe('passkeys in the console', () => {
     await page.getByRole('heading', { name: 'Sign in to your seller console' }).waitFor();
     expect(await sessionEmail()).toBeNull();
     await expectAccessible(page, 'sign-in with passkey button');
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Continue with a passkey' }).click();
     await page.getByRole('combobox', { name: 'Organization' }).waitFor();
     expect(await sessionEmail()).toBe(me.email);
 
@@ -107,7 +107,7 @@ describe('passkeys in the console', () => {
     expect(await passkeysOfSeller()).toEqual([]);
     await context.clearCookies();
     await page.goto(`${base}/dashboard/#/login`);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Continue with a passkey' }).click();
     await page.getByRole('alert').filter({ hasText: 'Passkey not found' }).waitFor();
     expect(await sessionEmail()).toBeNull();
   }, 120_000);

@@ -1,4 +1,4 @@
-/** On the sign-in page: a button per configured social provider and "Sign in with a passkey". */
+/** On the sign-in page: a button per configured social provider and "Continue with a passkey". */
 import { useEffect, useState } from 'react';
 import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { Alert, Button, Divider, Stack } from '@mui/material';
@@ -56,7 +56,7 @@ export const SignInAlternatives = () => {
         </Alert>
       ) : null}
       <Button variant="outlined" onClick={() => void passkey()} disabled={busy}>
-        Sign in with a passkey
+        Continue with a passkey
       </Button>
       {providers.map((p) => (
         <Button key={p.id} variant="outlined" onClick={() => void social(p.id)} disabled={busy}>
