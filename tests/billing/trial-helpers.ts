@@ -61,8 +61,8 @@ export async function seedTrialProduct(
   return { orgId: org.id, productId: product.id, linkSecret: link.clientSecret };
 }
 
-/** Opens the link's checkout, confirms it as `email` with `token` and fulfils it; answers the checkout's read fields and the fulfilment. */
-export async function buyThroughLink(lc: Pick<Lifecycle, 'deps'>, linkSecret: string, email: string, token = 'tok_visa') {
+/** Opens the link's checkout, confirms it as `email` (billed in `country`) with `token` and fulfils it; answers the checkout's read fields and the fulfilment. */
+export async function buyThroughLink(lc: Pick<Lifecycle, 'deps'>, linkSecret: string, email: string, token = 'tok_visa', country = 'US') {
   const { deps } = lc;
   const em = deps.orm.em.fork();
   const link = await findCheckoutLinkBySecret(em, linkSecret);
@@ -78,7 +78,7 @@ export async function buyThroughLink(lc: Pick<Lifecycle, 'deps'>, linkSecret: st
   const input = checkoutConfirmSchema.parse({
     customer_email: email,
     customer_name: 'Tia Trial',
-    customer_billing_address: { country: 'US' },
+    customer_billing_address: { country },
     confirmation_token_id: token,
   });
   await confirmCheckout(deps.orm.em.fork(), deps, c!.clientSecret, input);
