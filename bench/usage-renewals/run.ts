@@ -1,0 +1,223 @@
+/**
+ * Benchmark (not a test): metered renewals. N monthly subscriptions of a product with a fixed price and a
+ * `metered_unit` price (sum of `units` over `api_call` events, 0.5 per unit, capped), E usage events in
+ * their current period (E / N per customer), all periods ending at the same moment, renewed by their real
+ * `subscription:<id>` workflows on the development Temporal server with the real activities (usage
+ * aggregated per subscription and meter, metered line, cycle order, off-session charge, order paid).
+ * Prints renewals per second and the meter-aggregation share; asserts nothing.
+ *
+ *   npx tsx bench/usage-renewals/run.ts [--count 10000] [--events 1000000] [--lead <seconds>] [--keep]
+ *
+ * The meter-aggregation share: before the renewals, the aggregation each renewal runs (usageBetween,
+ * credited and consumed credits, as quoteUsage does) is run once for every subscription on the same
+ * connection pool; its time over the renewal phase's time is the share.
+ *
+ * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
+ * `<database>_bench_usage_renewals`, seeds there, runs its own worker on its own task queue and Temporal
+ * namespace, and drops both at the end (unless --keep). Figures: docs/performance.md.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { loadConfig } from '../../api/src/config.ts';
+import { createRunNamespace, deleteNamespace, describeFootprint, footprint, runNamespaceName } from '../../infra/src/temporal-housekeeping.ts';
+import { closeDeps, createDeps } from '../../api/src/deps.ts';
+import { migrate } from '../../api/src/kit/db.ts';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { Order } from '../../api/src/modules/orders/entities.ts';
+import { Organization } from '../../api/src/modules/organizations/entities.ts';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
+import { SandboxCustomer, SandboxPaymentMethod } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { periodEnd } from '../../api/src/modules/pricing/index.ts';
+import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
+import { Meter } from '../../api/src/modules/meters/entities.ts';
+import { consumedCredits, creditedUnits, usageBetween } from '../../api/src/modules/usage/service.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
+import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
+import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { createWorker } from '../../workers/src/worker.ts';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const raw = i >= 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  if (raw === undefined) return fallback;
+  const m = /^([\d_.]+)([k]?)$/i.exec(raw.trim());
+  if (!m) throw new Error(`--${name}: not a number: ${raw}`);
+  return Math.round(Number(m[1]!.replace(/_/g, '')) * (m[2] ? 1000 : 1));
+}
+const N = arg('count', 10_000);
+const E = arg('events', 1_000_000);
+const START_CONCURRENCY = arg('start-concurrency', 64);
+const KEEP = process.argv.includes('--keep');
+const PRICE = 1999;
+
+async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main() {
+  const base = loadConfig();
+  const url = new URL(base.DATABASE_URL);
+  url.pathname = `${url.pathname}_bench_usage_renewals`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl, { recreate: true });
+  // What the stack held before (a used stack is slower: docs/performance.md); the runs go into a
+  // namespace of their own, deleted at the end with every run in it.
+  const used = describeFootprint(await footprint(base.TEMPORAL_ADDRESS, base.TEMPORAL_NAMESPACE));
+  const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'bench');
+  await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
+  const cfg = loadConfig({
+    ...process.env,
+    TEMPORAL_NAMESPACE: namespace,
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_MAX: '24',
+    LOG_LEVEL: 'warn',
+    TEMPORAL_TASK_QUEUE: `bench-usage-renewals-${randomUUID().slice(0, 8)}`,
+  });
+  const deps = await createDeps(cfg, 'bench-usage-renewals');
+  await migrate(deps.orm);
+  console.log(`usage renewals benchmark: ${N} metered subscriptions, ${E} events, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
+  console.log(`stack before:   ${used}`);
+
+  // ---- seed -------------------------------------------------------------------------------------
+  const tSeed = Date.now();
+  const em = deps.orm.em.fork();
+  const org = em.create(Organization, { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}`, socials: [], featureSettings: {}, subscriptionSettings: {}, metadata: {} });
+  const product = em.create(Product, { organization: org, name: 'Monthly', description: null, recurringInterval: 'month', isArchived: false, metadata: {} });
+  const price = em.create(ProductPrice, {
+    product, amountType: 'fixed', priceCurrency: 'usd', priceAmount: PRICE,
+    minimumAmount: null, maximumAmount: null, presetAmount: null, meter: null, unitAmount: null, capAmount: null, isArchived: false,
+  });
+  const meter = em.create(Meter, {
+    organization: org,
+    name: 'API calls',
+    filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] },
+    aggregation: { func: 'sum', property: 'units' },
+    metadata: {},
+  });
+  em.create(ProductPrice, {
+    product, amountType: 'metered_unit', priceCurrency: 'usd', priceAmount: null,
+    minimumAmount: null, maximumAmount: null, presetAmount: null, meter, unitAmount: '0.5', capAmount: 100_000, isArchived: false,
+  });
+  await em.flush();
+  // Every period ends together, once the workflows have had time to start (`--lead` seconds; by default
+  // 20 s + 12 ms per workflow: a start takes about 4 ms here; a start phase that outlasts it is reported).
+  const startedAt = new Date(Date.now() - 30 * 86_400_000);
+  const renewAt = new Date(Date.now() + arg('lead', Math.round(20 + N * 0.012)) * 1000);
+  const ids: string[] = [];
+  for (let i = 0; i < N; i += 1000) {
+    const batch = deps.orm.em.fork();
+    for (let j = i; j < Math.min(N, i + 1000); j++) {
+      const email = `bench-${j}@example.com`;
+      const sc = batch.create(SandboxCustomer, { id: `cus_bench${j}`, email, name: null, idempotencyKey: `bench:${j}` });
+      const spm = batch.create(SandboxPaymentMethod, {
+        id: `pm_bench${j}`, customerId: sc.id, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, outcome: 'succeed', idempotencyKey: null, detachedAt: null,
+      });
+      const customer = batch.create(Customer, { organization: org.id, email, name: null, metadata: {}, processorCustomerId: sc.id, billingAddress: null });
+      const pm = batch.create(PaymentMethod, {
+        customer, processor: 'sandbox', processorId: spm.id, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, wallet: null, isDefault: true, deletedAt: null,
+      });
+      const s = batch.create(Subscription, {
+        organization: org.id, customer, product: product.id, price: price.id, discount: null, checkout: null,
+        amount: PRICE, currency: 'usd', recurringInterval: 'month', status: 'active',
+        currentPeriodStart: startedAt, currentPeriodEnd: renewAt, cancelAtPeriodEnd: false, canceledAt: null,
+        startedAt, endsAt: null, endedAt: null, customerCancellationReason: null, customerCancellationComment: null,
+        paymentMethod: pm, metadata: {},
+      });
+      ids.push(s.id);
+    }
+    await batch.flush();
+  }
+  // E events spread over the customers and the current period, ingested a minute ago.
+  const tEvents = Date.now();
+  const perCustomer = Math.ceil(E / N);
+  await deps.orm.em.fork().execute(
+    `insert into events (id, created_at, "timestamp", name, source, organization_id, customer_id, external_customer_id, metadata)
+     select gen_random_uuid(), now() - interval '1 minute', ?::timestamptz + random() * (now() - interval '2 minutes' - ?::timestamptz),
+            'api_call', 'user', c.organization_id, c.id, null, jsonb_build_object('units', 1 + (g % 10))
+       from customers c cross join generate_series(1, ?) g
+      where c.organization_id = ?
+      limit ?`,
+    [startedAt.toISOString(), startedAt.toISOString(), perCustomer, org.id, E],
+  );
+  await deps.orm.em.fork().execute('analyze events');
+  console.log(`seeded ${N} subscriptions in ${secs(tEvents - tSeed)}, ${E} events in ${secs(Date.now() - tEvents)}`);
+
+  // The aggregation alone, as each renewal runs it, for every subscription (same pool, same concurrency as the worker's activities).
+  const tAgg = Date.now();
+  const meterRow = await deps.orm.em.fork().findOneOrFail(Meter, { id: meter.id });
+  const customerIds = (await deps.orm.em.fork().find(Subscription, { id: { $in: ids } }, { fields: ['customer'] })).map((s) => s.customer.id);
+  let aggregated = 0;
+  await pool(customerIds, 20, async (customerId) => {
+    const e = deps.orm.em.fork();
+    const usage = await usageBetween(e, meterRow, customerId, { before: renewAt, ingestedBy: new Date() }, { before: startedAt, ingestedBy: null });
+    await creditedUnits(e, org.id, customerId, meter.id);
+    await consumedCredits(e, customerId, meter.id);
+    aggregated += Number(usage);
+  });
+  const aggMs = Date.now() - tAgg;
+  console.log(`aggregation:    ${secs(aggMs)} for ${N} subscriptions (${(N / (aggMs / 1000)).toFixed(0)}/s), ${aggregated} units in all`);
+
+  // ---- run ----------------------------------------------------------------------------------------
+  const worker = await createWorker(deps);
+  const running = worker.run();
+  const tStart = Date.now();
+  await pool(ids, START_CONCURRENCY, (subscriptionId) =>
+    deps.temporal.workflow.start('subscriptionWorkflow', {
+      taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+      workflowId: subscriptionWorkflowId(subscriptionId),
+      args: [{ subscriptionId }],
+    }),
+  );
+  const tStarted = Date.now();
+  console.log(`started ${N} workflows in ${secs(tStarted - tStart)}; periods end at ${renewAt.toISOString()}`);
+  if (tStarted > renewAt.getTime()) console.log('  (starting outlasted --lead: some renewals ran while workflows were still starting)');
+
+  const check = deps.orm.em.fork();
+  let paid = 0;
+  let last = -1;
+  // Gives up 15 minutes after the common period end, or after 2 minutes without a renewal once it passed.
+  let lastProgress = Math.max(Date.now(), renewAt.getTime());
+  const deadline = Math.max(Date.now(), renewAt.getTime()) + 15 * 60_000;
+  while (paid < N && Date.now() < deadline && Date.now() - lastProgress < 120_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    paid = await check.count(Order, { billingReason: 'subscription_cycle', status: 'paid' });
+    if (paid !== last) {
+      last = paid;
+      lastProgress = Date.now();
+      if (Date.now() >= renewAt.getTime()) console.log(`  ${secs(Date.now() - renewAt.getTime())}: ${paid} / ${N} renewed`);
+    }
+  }
+  const tDone = Date.now();
+  const from = Math.max(renewAt.getTime(), tStarted);
+  const renewMs = tDone - from;
+  const rolled = await check.count(Subscription, { currentPeriodEnd: periodEnd(renewAt, 'month', startedAt.getUTCDate()), status: 'active' });
+  console.log(`renewed:        ${paid} / ${N} orders paid, ${rolled} periods rolled`);
+  console.log(`renewal phase:  ${secs(renewMs)} from the common period end (±1 s polling)`);
+  console.log(`throughput:     ${(paid / (renewMs / 1000)).toFixed(1)} renewals/s`);
+  console.log(`aggregation share: ${((100 * aggMs) / renewMs).toFixed(1)}% of the renewal phase (aggregation pass alone / renewal phase)`);
+  const [billed] = await check.execute<{ n: string; units: string | null }[]>(`select count(*) as n, sum(usage) as units from metered_billings`);
+  console.log(`metered lines:  ${billed?.n} recorded, ${billed?.units} units billed (events seeded: ${aggregated} units)`);
+  console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
+
+  // ---- clean up -------------------------------------------------------------------------------------
+  worker.shutdown();
+  await running;
+  await closeDeps(deps);
+  await deleteNamespace(base.TEMPORAL_ADDRESS, namespace);
+  if (!KEEP) await dropDatabase(databaseUrl);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
