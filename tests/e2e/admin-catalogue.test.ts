@@ -21,13 +21,20 @@ let page: Page;
 let owner: Awaited<ReturnType<typeof seller>>;
 
 const go = (hash: string) => page.goto(`${srv.url}/dashboard/#${hash}`);
-const menu = (name: string) => page.getByRole('menuitem', { name, exact: true }).click();
+/** Opens a menu entry and waits for the address to be its page (the old page may linger while the new one loads). */
+const menu = async (name: string) => {
+  const item = page.getByRole('menuitem', { name, exact: true });
+  const href = (await item.getAttribute('href'))!;
+  await item.click();
+  await page.waitForURL((u) => u.hash === href.slice(href.indexOf('#')) || u.hash.startsWith(`${href.slice(href.indexOf('#'))}?`));
+};
 const notification = (text: string | RegExp) => page.getByRole('alert').filter({ hasText: text });
 const api = async <T = any>(method: string, pathname: string, body?: unknown) =>
   apiCall<T>(srv.url, { cookie: await cookieHeader(context) }, method, pathname, body);
 const save = () => page.getByRole('button', { name: 'Save' }).click();
 /** The list's create link (its toolbar's, or the empty list's own while there is nothing yet). */
-const create = (name: string | RegExp = 'Create') => page.getByRole('link', { name }).filter({ visible: true }).first().click();
+const create = (resource: string, name: string | RegExp = 'Create') =>
+  page.getByRole('link', { name }).and(page.locator(`[href="#/${resource}/create"]`)).filter({ visible: true }).first().click();
 
 beforeAll(async () => {
   srv = await startTestServer({ env: { SERVE_UI: 'true', RATE_LIMIT_ENABLED: 'false' } });
@@ -59,7 +66,7 @@ afterAll(async () => {
 describe('seller console: catalogue tools', () => {
   it('adds a tax rate and custom fields of every type, and attaches one to a product as required', async () => {
     await menu('Tax rates');
-    await create(/^(Add tax rate|Create)$/);
+    await create('tax-rates', /^(Add tax rate|Create)$/);
     await page.getByLabel(/^Country/).fill('DE');
     await page.getByLabel(/^Rate \(%\)/).fill('19');
     await expectAccessible(page, 'tax rate create');
@@ -71,8 +78,13 @@ describe('seller console: catalogue tools', () => {
 
     for (const type of ['text', 'number', 'date', 'checkbox', 'select'] as const) {
       await menu('Custom fields');
-      await create();
-      await choose(page, /^Type/, type);
+      await create('custom-fields');
+      // The form below follows the chosen type: make sure the choice took before filling it.
+      await until(async () => {
+        if ((await page.getByRole('combobox', { name: /^Type/ }).textContent()) === type) return true;
+        await choose(page, /^Type/, type).catch(() => page.keyboard.press('Escape'));
+        return false;
+      });
       await page.getByLabel(/^Name/).fill(`Field ${type}`);
       await page.getByLabel(/^Slug/).fill(`field_${type}`);
       if (type === 'text') await page.getByLabel('Maximum length').fill('40');
@@ -94,7 +106,7 @@ describe('seller console: catalogue tools', () => {
     await shot(page, 'admin-catalogue-custom-fields');
 
     await menu('Products');
-    await create();
+    await create('products');
     await page.getByLabel(/^Name/).fill('Team workshop');
     await page.getByLabel(/^Amount/).fill('30');
     const checkoutFields = page.locator('.ra-input-attached_custom_fields');
@@ -108,7 +120,7 @@ describe('seller console: catalogue tools', () => {
 
   it('creates a meter with a filter and a sum, shows its quantities and the events explorer, and prices a product by it', async () => {
     await menu('Meters');
-    await create();
+    await create('meters');
     await page.getByLabel(/^Name/).fill('Tokens used');
     await page.locator('input[name="filter.clauses.0.value"]').fill('api.call');
     await page.locator('.ra-input-filter\\.clauses').getByRole('button', { name: 'Add' }).click();
@@ -155,7 +167,7 @@ describe('seller console: catalogue tools', () => {
 
     // A monthly product billed per token, capped.
     await menu('Products');
-    await create();
+    await create('products');
     await page.getByLabel(/^Name/).fill('Token plan');
     await choose(page, /^Billing/, 'Monthly');
     await choose(page, /^Price type/, 'Metered, per unit');
@@ -190,7 +202,7 @@ describe('seller console: catalogue tools', () => {
     await shot(page, 'admin-catalogue-files');
 
     await menu('Benefits');
-    await create();
+    await create('benefits');
     await choose(page, /^Type/, 'File downloads');
     await page.getByLabel(/^Description/).fill('The handbook');
     await page.getByRole('combobox', { name: /^Files/ }).click();
@@ -215,7 +227,7 @@ describe('seller console: catalogue tools', () => {
     expect(product.status).toBe(201);
 
     await menu('Discounts');
-    await create();
+    await create('discounts');
     await page.getByLabel(/^Name/).fill('Launch week');
     await page.getByLabel('Code').fill('LAUNCH20');
     await page.getByLabel(/^Percent off/).fill('20');
@@ -228,7 +240,7 @@ describe('seller console: catalogue tools', () => {
     await launch.getByText('20% off once').waitFor();
     await launch.getByText('0 / 5').waitFor();
 
-    await create();
+    await create('discounts');
     await page.getByLabel(/^Name/).fill('Ten off');
     await choose(page, /^Type/, 'Fixed amount');
     await page.getByLabel(/^Amount off/).fill('10');
