@@ -77,6 +77,8 @@ export const invalidField = (field: string) => new AuthError(403, `Invalid ${fie
 /** The organization plugin's messages. */
 export const ORG_ERRORS = {
   ORGANIZATION_ALREADY_EXISTS: e(400, 'Organization already exists'),
+  NOT_ALLOWED_TO_CREATE: e(403, 'You are not allowed to create a new organization'),
+  ORGANIZATION_LIMIT_REACHED: e(403, 'You have reached the maximum number of organizations'),
   ORGANIZATION_NOT_FOUND: e(400, 'Organization not found'),
   USER_IS_NOT_A_MEMBER: e(400, 'User is not a member of the organization'),
   NOT_A_MEMBER_FORBIDDEN: e(403, 'User is not a member of the organization'),

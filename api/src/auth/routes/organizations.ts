@@ -16,7 +16,7 @@ import {
   hasPermission,
   organizationsOf,
 } from '../../modules/organizations/membership.ts';
-import { clearActiveFor, loadOrganization } from '../../modules/organizations/membership-rules.ts';
+import { clearActiveFor, loadOrganization, organizationCreationDecision } from '../../modules/organizations/membership-rules.ts';
 import { createOrganizationWithOwner, emitOrganizationUpdated } from '../../modules/organizations/service.ts';
 import { slugSchema } from '../../modules/organizations/schemas.ts';
 import { metadataInput, targetOrganization } from './organization-shared.ts';
@@ -36,6 +36,9 @@ export const organizationEndpoints: AuthEndpoint[] = [
     }),
     handler: async (ctx) => {
       const { me, body } = ctx;
+      const decision = await organizationCreationDecision(ctx.em, ctx.deps.cfg, me.user);
+      if (decision === 'not-allowed') throw ORG_ERRORS.NOT_ALLOWED_TO_CREATE();
+      if (decision === 'limit-reached') throw ORG_ERRORS.ORGANIZATION_LIMIT_REACHED();
       // Creating for another user is for server calls; over HTTP the caller is always the creator.
       if (await ctx.em.count(Organization, { slug: body.slug })) throw ORG_ERRORS.ORGANIZATION_ALREADY_EXISTS();
       let created: Awaited<ReturnType<typeof createOrganizationWithOwner>>;
@@ -193,6 +196,7 @@ export const organizationEndpoints: AuthEndpoint[] = [
       organizationId: z.string().optional(),
       permission: z.record(z.string(), z.array(z.string())).optional(),
       permissions: z.record(z.string(), z.array(z.string())).optional(),
+      connector: z.enum(['AND', 'OR']).optional(),
     }),
     handler: async (ctx) => {
       const { me, body } = ctx;
@@ -200,7 +204,7 @@ export const organizationEndpoints: AuthEndpoint[] = [
       if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
       const member = await findMember(ctx.em, orgId, me.user.id);
       if (!member) throw new AuthError(401, 'User is not a member of the organization');
-      return { error: null, success: hasPermission(member.role, body.permissions ?? body.permission ?? {}) };
+      return { error: null, success: hasPermission(member.role, body.permissions ?? body.permission ?? {}, body.connector) };
     },
   }),
 ];
