@@ -20,12 +20,9 @@ import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckout } from '../checkouts/schemas.ts';
 import { CHECKOUT_POPULATE } from '../checkouts/schemas.ts';
-import { refundUnfulfilledCharge } from '../checkouts/charge-attempts.ts';
-import { releaseRedemption } from '../checkouts/redemptions.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
-import type { PaymentProcessor } from '../payments/processor.ts';
 import { periodEnd } from '../pricing/index.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
@@ -33,6 +30,7 @@ import { emitEvent } from '../webhooks/outbox.ts';
 import { checkoutTrialPeriod } from '../trials/index.ts';
 import { Order } from './entities.ts';
 import { ORDER_POPULATE, serializeOrder } from './schemas.ts';
+import { receiptOf, type Receipt } from './receipt.ts';
 
 /** Step 1: the card the processor saved at confirmation, as a PaymentMethod (default if first). */
 export async function savePaymentMethodForCheckout(em: EntityManager, checkoutId: string, processor: string): Promise<string | null> {
@@ -383,84 +381,6 @@ export async function markCheckoutSucceeded(em: EntityManager, checkoutId: strin
   });
 }
 
-/** The receipt mail of a fulfilled checkout. */
-export interface Receipt {
-  organizationId: string;
-  recipient: string;
-  subject: string;
-  text: string;
-}
-
-/** The receipt mail for a fulfilled checkout, or null when there is nothing to send. */
-export async function receiptFor(em: EntityManager, checkoutId: string): Promise<Receipt | null> {
-  const order = await em.findOne(Order, { checkout: checkoutId }, { populate: ['customer', 'product', 'organization'] });
-  return order ? receiptOf(order) : null;
-}
-
-/** The receipt of an order (its customer, product and organization loaded). */
-function receiptOf(order: Order): Receipt {
-  const money = (n: number) => `${order.currency.toUpperCase()} ${(n / 100).toFixed(2)}`;
-  const lines = [
-    `Thank you for your purchase from ${order.organization.name}.`,
-    '',
-    `Product: ${order.product.name}${order.subscription ? ` (every ${order.product.recurringInterval})` : ''}`,
-    `Subtotal: ${money(order.subtotalAmount)}`,
-    ...(order.discountAmount ? [`Discount: -${money(order.discountAmount)}`] : []),
-    ...(order.taxAmount ? [`Tax: ${money(order.taxAmount)}`] : []),
-    `Total: ${money(order.totalAmount)}`,
-    '',
-    `Order id: ${order.id}`,
-  ];
-  return {
-    organizationId: order.organization.id,
-    recipient: order.customer.email,
-    subject: `Your receipt from ${order.organization.name}: ${order.product.name}`,
-    text: `${lines.join('\n')}\n`,
-  };
-}
-
-/**
- * Compensation after a step failed for good: refund the charge in full (idempotent by key), release
- * the discount redemption, mark the order refunded (if it exists) and put the checkout back to `open`
- * (issue #5), without its refunded charge, so the buyer may try again.
- */
-export async function compensateCheckout(
-  em: EntityManager,
-  checkoutId: string,
-  processor: PaymentProcessor,
-  publicUrl: string,
-): Promise<{ refunded: boolean }> {
-  const c0 = await em.fork().findOne(Checkout, { id: checkoutId });
-  if (!c0) return { refunded: false };
-  let refunded = false;
-  if (c0.processorChargeId && (c0.totalAmount ?? 0) > 0) {
-    await refundUnfulfilledCharge(em, processor, { checkoutId, chargeId: c0.processorChargeId, amount: c0.totalAmount! });
-    refunded = true;
-  }
-  await em.fork().transactional(async (tx) => {
-    await releaseRedemption(tx, checkoutId);
-    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!c) return;
-    const order = await tx.findOne(Order, { checkout: checkoutId });
-    if (order && refunded && order.status !== 'refunded') {
-      order.status = 'refunded';
-      order.refundedAmount = order.netAmount;
-      order.refundedTaxAmount = order.taxAmount;
-      await tx.flush();
-      await tx.populate(order, ORDER_POPULATE);
-      const data = serializeOrder(order);
-      emitEvent(tx, order.organization.id, 'order.refunded', data);
-      emitEvent(tx, order.organization.id, 'order.updated', data);
-    }
-    if (c.status === 'confirmed') {
-      c.status = 'open';
-      c.processorChargeId = null;
-      c.processorPaymentMethod = null;
-      await tx.flush();
-      await tx.populate(c, CHECKOUT_POPULATE);
-      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
-    }
-    await tx.flush();
-  });
-  return { refunded };
-}
+// The confirm workflow's activities read the receipt and the compensation through this module.
+export { receiptFor, type Receipt } from './receipt.ts';
+export { compensateCheckout } from './compensation.ts';
