@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutConfirmWorkflowId, outboxDispatcherWorkflowId } from '../../workflows/src/ids.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { checkoutConfirmSchema, confirmCheckout } from '../../api/src/modules/checkouts/confirm.ts';
-import { startWorkflowDurably, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
+import { startWorkflow, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
 import { createProduct } from '../checkouts/helpers.ts';
 import { buyer, call, confirmRaw, confirmSeller, newCheckout, type Seller } from '../confirm/helpers.ts';
 import { checkoutReaches, outcomeOf, settledOutcome } from './outcomes.ts';
@@ -248,7 +248,7 @@ describe('a confirmation whose workflow start was lost', () => {
       c.client_secret,
       checkoutConfirmSchema.parse({ ...buyer(email('lost')), confirmation_token_id: 'tok_visa' }),
       (tx, checkout) =>
-        startWorkflowDurably(tx, () => {}, srv.deps, {
+        startWorkflow(tx, () => {}, srv.deps, {
           workflowType: 'checkoutConfirmWorkflow',
           taskQueue,
           workflowId: checkoutConfirmWorkflowId(checkout.id),

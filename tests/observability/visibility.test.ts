@@ -17,7 +17,7 @@ import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { seller } from '../harness.ts';
 import { inTransaction } from '../../api/src/kit/db.ts';
 import { benefitRequestsRun } from '../../api/src/kit/run-metadata.ts';
-import { startPendingWorkflows, startWorkflowDurably, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
+import { startPendingWorkflows, startWorkflow, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
 import { benefitRequestsWorkflowId } from '../../workflows/src/ids.ts';
 import { GRANT_SCOPES, buy, call, createBenefit, productWith, startGrantEnv, until, type GrantEnv, type Purchase, type Seller } from '../grants/helpers.ts';
 
@@ -192,7 +192,7 @@ describe('a recorded start the sweeper makes', { timeout: SLOW }, () => {
     const input = { kind: 'benefit-changed' as const, benefitId, action: 'revoke' as const };
     // Recorded in a transaction whose after-commit start is dropped (the API died after the commit).
     const { afterCommit } = await inTransaction(env.srv.deps.orm.em.fork(), async (tx) => {
-      startWorkflowDurably(tx, () => {}, env.srv.deps, {
+      startWorkflow(tx, () => {}, env.srv.deps, {
         workflowType: 'benefitRequestsWorkflow',
         taskQueue,
         workflowId,

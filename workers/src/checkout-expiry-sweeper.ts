@@ -5,22 +5,25 @@
  * worker; the next worker of the task queue carries it on.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
-import type { checkoutExpirySweeperWorkflow, CheckoutExpirySweeperInput } from '@emporia/workflows';
+import type { CheckoutExpirySweeperInput } from '@emporia/workflows/contracts';
 import { checkoutExpirySweeperWorkflowId } from '@emporia/workflows/ids';
-import { checkoutExpirySweeperRun, startWithMetadata } from '@emporia/api/src/kit/run-metadata.ts';
+import { checkoutExpirySweeperRun } from '@emporia/api/src/kit/run-metadata.ts';
+import { startWorkflowNow } from '@emporia/api/src/kit/workflow-starts.ts';
 
 export async function startCheckoutExpirySweeper(
   deps: Pick<Deps, 'temporal'>,
   taskQueue: string,
   input: CheckoutExpirySweeperInput = {},
 ): Promise<void> {
-  await startWithMetadata(deps.temporal, checkoutExpirySweeperRun(taskQueue), (meta) =>
-    deps.temporal.workflow.start<typeof checkoutExpirySweeperWorkflow>('checkoutExpirySweeperWorkflow', {
+  await startWorkflowNow(
+    deps.temporal,
+    {
+      workflowType: 'checkoutExpirySweeperWorkflow',
       workflowId: checkoutExpirySweeperWorkflowId(taskQueue),
       taskQueue,
       args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      ...meta,
-    }),
+      metadata: checkoutExpirySweeperRun(taskQueue),
+    },
+    { workflowIdConflictPolicy: 'USE_EXISTING' },
   );
 }

@@ -8,8 +8,8 @@
  */
 import pg from 'pg';
 import type { Deps } from '@emporia/api/src/deps.ts';
-import { startPendingWorkflows } from '@emporia/api/src/kit/workflow-starts.ts';
-import { outboxDispatcherRun, startWithMetadata } from '@emporia/api/src/kit/run-metadata.ts';
+import { signalWithStartWorkflow, startPendingWorkflows } from '@emporia/api/src/kit/workflow-starts.ts';
+import { outboxDispatcherRun } from '@emporia/api/src/kit/run-metadata.ts';
 import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
 
 /**
@@ -47,18 +47,15 @@ export async function startOutboxListener(
   void sweep();
 
   const wake = () =>
-    startWithMetadata(deps.temporal, outboxDispatcherRun(taskQueue), (meta) =>
-      deps.temporal.workflow.signalWithStart('outboxDispatcherWorkflow', {
-        workflowId: outboxDispatcherWorkflowId(taskQueue),
-        taskQueue,
-        args: [{ idleSeconds: opts.idleSeconds ?? 30 }],
-        signal: 'wake',
-        signalArgs: [],
-        ...meta,
-      }),
-    );
-  // The dispatcher that started deliveries inside its fan-out transaction ran under the old id.
-  await deps.temporal.workflow.getHandle(`outbox-dispatcher:${taskQueue}`).terminate('replaced by webhook-dispatcher').catch(() => {});
+    signalWithStartWorkflow(deps.temporal, {
+      workflowType: 'outboxDispatcherWorkflow',
+      workflowId: outboxDispatcherWorkflowId(taskQueue),
+      taskQueue,
+      args: [{ idleSeconds: opts.idleSeconds ?? 30 }],
+      signal: 'wake',
+      signalArgs: [],
+      metadata: outboxDispatcherRun(taskQueue),
+    });
   await wake();
 
   let stopped = false;
@@ -66,7 +63,7 @@ export async function startOutboxListener(
   let pending: NodeJS.Timeout | undefined;
   const onNotify = () => {
     // Coalesce the commits of the next WAKE_COALESCE_MS into one wake-up: each wake-up is a signal and a
-    // workflow task, and a busy API commits outbox events hundreds of times a second (issue #5).
+    // workflow task, and a busy API commits outbox events hundreds of times a second.
     pending ??= setTimeout(() => {
       pending = undefined;
       wake().catch((err: unknown) => deps.log.warn({ err }, 'outbox wake-up failed; the dispatcher will poll'));

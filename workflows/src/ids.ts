@@ -11,15 +11,7 @@ export const webhookDeliveryWorkflowId = (outboxEventId: string, endpointId: str
   `webhook-delivery:${outboxEventId}:${endpointId}`;
 /** Grants / revocations that follow one change of a product's benefits (`changeId`: unique per change). */
 export const productBenefitsWorkflowId = (productId: string, changeId: string) => `product-benefits:${productId}:${changeId}`;
-/**
- * One expiry timer per checkout session: no longer started (the sweeper below replaced it); kept so
- * the ids of runs started before the change still have a name.
- */
-export const checkoutExpiryWorkflowId = (checkoutId: string) => `checkout-expiry:${checkoutId}`;
-/**
- * One checkout-expiry sweeper per task queue, started by the worker. Shares the `checkout-expiry:`
- * prefix with the per-checkout ids above; a task queue is never named like a checkout's UUID.
- */
+/** One checkout-expiry sweeper per task queue, started by the worker. */
 export const checkoutExpirySweeperWorkflowId = (taskQueue: string) => `checkout-expiry:${taskQueue}`;
 /** Fulfilment of one confirmed checkout: order, subscription, benefits, receipt. */
 export const checkoutConfirmWorkflowId = (checkoutId: string) => `checkout-confirm:${checkoutId}`;

@@ -2,9 +2,7 @@
 export { productCreatedWorkflow } from './products/product-created.workflow.ts';
 export { outboxDispatcherWorkflow } from './webhooks/outbox-dispatcher.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.workflow.ts';
-// No longer started (replaced by the sweeper); registered for runs started before.
-export { checkoutExpiryWorkflow } from './checkouts/checkout-expiry.workflow.ts';
-export { checkoutExpirySweeperWorkflow, type CheckoutExpirySweeperInput } from './checkouts/checkout-expiry-sweeper.workflow.ts';
+export { checkoutExpirySweeperWorkflow } from './checkouts/checkout-expiry-sweeper.workflow.ts';
 export { checkoutConfirmWorkflow } from './checkouts/checkout-confirm.workflow.ts';
 export { refundWorkflow } from './refunds/refund.workflow.ts';
 export { benefitGrantWorkflow } from './benefits/benefit-grant.workflow.ts';

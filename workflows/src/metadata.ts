@@ -1,5 +1,5 @@
 /**
- * What makes a run findable and readable in Temporal (issue #21): the custom search attributes every
+ * What makes a run findable and readable in Temporal: the custom search attributes every
  * workflow the platform starts carries (its organization, its customer when it has one, the business
  * key of the run, and a subscription's current status), and the static summary / details the Temporal
  * UI shows in its lists and on the run's page.

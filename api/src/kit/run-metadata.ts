@@ -1,5 +1,5 @@
 /**
- * Search attributes and user metadata of the workflow runs the platform starts (issue #21): the one
+ * Search attributes and user metadata of the workflow runs the platform starts: the one
  * place that says what each run carries (`*Run` builders below) and how a start gets it
  * (`startWithMetadata`). Keys and helpers shared with workflow code are in workflows/src/metadata.ts.
  *

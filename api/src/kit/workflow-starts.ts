@@ -1,5 +1,11 @@
 /**
- * Durable workflow starts. A write that must be followed by a workflow (checkout-confirm, refund,
+ * Starting workflows, typed by the workflow: `startWorkflow` is the one way the API starts a workflow
+ * after a write; `startWorkflowNow` starts one outside a transaction (a worker's long-running
+ * sweepers, the subscription lifecycle before an update); `signalWithStartWorkflow` queues a signal,
+ * starting the run if it is idle. The workflow type is checked against the names the worker registers
+ * (workflows/src/index.ts) and `args` against that workflow's parameters.
+ *
+ * Durable starts. A write that must be followed by a workflow (checkout-confirm, refund,
  * product-created, product-benefits) records a `workflow_starts` row in its own transaction and, after
  * commit, starts the workflow at once (the fast path) and marks the row started. If the process dies
  * between commit and start, the row stays unstarted and the worker's sweeper (`startPendingWorkflows`,
@@ -11,8 +17,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { Client } from '@temporalio/client';
+import type { Client, Workflow, WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type * as workflows from '@emporia/workflows';
 import type { EntityManager } from './db.ts';
 import type { Logger } from './logger.ts';
 import { startWithMetadata, type RunMetadata } from './run-metadata.ts';
@@ -27,36 +34,45 @@ export const WorkflowStart = defineEntity({
     workflowId: p.string().index(),
     taskQueue: p.string(),
     args: p.json<unknown[]>(),
-    /** Search attributes, summary and details of the run (kit/run-metadata.ts); null for starts recorded before them. */
+    /** Search attributes, summary and details of the run (kit/run-metadata.ts); null when the start has none. */
     metadata: p.json<RunMetadata>().nullable(),
     startedAt: p.datetime().nullable().index(),
   },
 });
 export type WorkflowStart = InferEntity<typeof WorkflowStart>;
 
-export interface WorkflowStartSpec {
-  workflowType: string;
+type Workflows = typeof workflows;
+/** The name of every workflow the worker registers. */
+export type WorkflowName = { [K in keyof Workflows]: Workflows[K] extends (...args: any[]) => Promise<unknown> ? K : never }[keyof Workflows];
+/** The arguments of workflow `K`. */
+export type WorkflowArgs<K extends WorkflowName> = Parameters<Workflows[K]>;
+
+export interface WorkflowStartSpec<K extends WorkflowName = WorkflowName> {
+  workflowType: K;
+  /** Deterministic, from workflows/src/ids.ts. */
   workflowId: string;
   taskQueue: string;
-  args: unknown[];
+  args: WorkflowArgs<K>;
   /** What the run shows and is found by in Temporal (kit/run-metadata.ts builders). */
   metadata?: RunMetadata | null;
 }
 
 /**
- * Records the start in `tx` and registers the fast path with `after` (the inTransaction
- * after-commit hook): start now, then mark the row started.
+ * The one way to start a workflow after a write: records the start in `tx` and registers the fast
+ * path with `after` (the inTransaction after-commit hook): start now, then mark the row started.
+ * E.g. `startWorkflow(tx, after, deps, { workflowType: 'refundWorkflow', workflowId: refundWorkflowId(id),
+ * taskQueue, args: [{ refundId: id }] })`.
  */
-export function startWorkflowDurably(
+export function startWorkflow<K extends WorkflowName>(
   tx: EntityManager,
   after: (fn: () => Promise<unknown>) => void,
   deps: { orm: { em: EntityManager }; temporal: Client; log: Logger },
-  spec: WorkflowStartSpec,
+  spec: WorkflowStartSpec<K>,
 ): void {
   const row = tx.create(WorkflowStart, { ...spec, metadata: spec.metadata ?? null, startedAt: null });
   after(async () => {
     try {
-      await startRecorded(deps.temporal, spec);
+      await startWorkflowNow(deps.temporal, spec);
       markStarted(deps, row.id);
     } catch (err) {
       // Committed already: the sweeper starts it later, so the caller still gets its answer.
@@ -71,7 +87,7 @@ const pendingMarks = new WeakMap<object, { ids: string[]; timer: NodeJS.Timeout 
 
 /**
  * Marks a fast-path start, batched: one UPDATE for the starts of the next MARK_BATCH_MS instead of one
- * each (issue #5: a busy API starts a workflow per confirmation). A batch lost with the process only
+ * each (a busy API starts a workflow per confirmation). A batch lost with the process only
  * means the sweeper finds those rows, starts them (an AlreadyStarted no-op) and marks them.
  */
 function markStarted(deps: { orm: { em: EntityManager }; log: Logger }, id: string): void {
@@ -91,15 +107,25 @@ function markStarted(deps: { orm: { em: EntityManager }; log: Logger }, id: stri
   b.timer.unref();
 }
 
-/** Starts one recorded workflow (with its search attributes and summary); an execution with this id already running or completed counts as started. */
-export async function startRecorded(temporal: Client, spec: WorkflowStartSpec): Promise<'started' | 'already'> {
+/** Id policies a start may set instead of the default (a failed run may be started again, nothing else). */
+type StartPolicies = Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy'>;
+
+/**
+ * Starts a workflow now, outside a transaction (with its search attributes and summary). An execution
+ * with this id already running or completed counts as started (`'already'`).
+ */
+export async function startWorkflowNow<K extends WorkflowName>(
+  temporal: Client,
+  spec: WorkflowStartSpec<K>,
+  policies: StartPolicies = { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' },
+): Promise<'started' | 'already'> {
   try {
     await startWithMetadata(temporal, spec.metadata, (meta) =>
       temporal.workflow.start(spec.workflowType, {
         taskQueue: spec.taskQueue,
         workflowId: spec.workflowId,
-        args: spec.args,
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        args: spec.args as unknown[],
+        ...policies,
         ...meta,
       }),
     );
@@ -108,6 +134,23 @@ export async function startRecorded(temporal: Client, spec: WorkflowStartSpec): 
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already';
     throw err;
   }
+}
+
+/** Sends `signal` to the workflow, starting it first when it is not running. */
+export async function signalWithStartWorkflow<K extends WorkflowName, S extends any[]>(
+  temporal: Client,
+  spec: WorkflowStartSpec<K> & { signal: string; signalArgs: S },
+): Promise<void> {
+  await startWithMetadata(temporal, spec.metadata, (meta) =>
+    temporal.workflow.signalWithStart<Workflow, S>(spec.workflowType, {
+      taskQueue: spec.taskQueue,
+      workflowId: spec.workflowId,
+      args: spec.args as unknown[],
+      signal: spec.signal,
+      signalArgs: spec.signalArgs,
+      ...meta,
+    } as never),
+  );
 }
 
 /**
@@ -128,7 +171,7 @@ export async function startPendingWorkflows(
   );
   let started = 0;
   for (const r of rows) {
-    const outcome = await startRecorded(temporal, r);
+    const outcome = await startWorkflowNow(temporal, r as unknown as WorkflowStartSpec);
     if (outcome === 'started') started++;
     await em.nativeUpdate(WorkflowStart, { id: r.id }, { startedAt: new Date() });
   }

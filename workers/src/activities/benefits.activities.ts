@@ -5,6 +5,7 @@
  * answered as `failed`; retryable ones (5xx, 429, network) throw so Temporal retries the activity.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
+import type { BenefitActivities } from '@emporia/workflows/contracts';
 import { applyBenefitAction, type BenefitActionInput, type BenefitActionResult } from '@emporia/api/src/modules/benefits/grant-actions.ts';
 import {
   requestBenefitAction,
@@ -14,7 +15,7 @@ import {
   type BenefitScope,
 } from '@emporia/api/src/modules/benefits/lifecycle.ts';
 
-export function createBenefitActivities(deps: Deps) {
+export function createBenefitActivities(deps: Deps): BenefitActivities {
   const { integrations } = deps;
   const { orm, log } = deps;
   return {
@@ -37,4 +38,4 @@ export function createBenefitActivities(deps: Deps) {
   };
 }
 
-export type BenefitActivities = ReturnType<typeof createBenefitActivities>;
+export type { BenefitActivities };

@@ -5,28 +5,23 @@
 import type { Deps } from '@emporia/api/src/deps.ts';
 import {
   compensateCheckout,
-  createOrderForCheckout,
   fulfilCheckout,
-  grantBenefitsForCheckout,
   markCheckoutSucceeded,
-  receiptFor,
   requestExternalGrants,
-  savePaymentMethodForCheckout,
   type FulfilResult,
-  type OrderStepResult,
 } from '@emporia/api/src/modules/orders/fulfilment.ts';
 import { subscriptionRunOf } from '@emporia/api/src/modules/subscriptions/workflow-client.ts';
 import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '@emporia/workflows/ids';
-import type { RunMetadata } from '@emporia/workflows/metadata';
+import type { CheckoutConfirmActivities, Fulfilled } from '@emporia/workflows/contracts';
 import { faultPoint, withFaultPoints } from '../fault-injection.ts';
 
-export function createCheckoutConfirmActivities(deps: Deps) {
+export function createCheckoutConfirmActivities(deps: Deps): CheckoutConfirmActivities {
   const { integrations } = deps;
   const { orm, cfg } = deps;
   const processor = () => deps.processor;
   return {
     /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */
-    async fulfilStep(checkoutId: string): Promise<(FulfilResult & { subscriptionRun?: RunMetadata | null }) | null> {
+    async fulfilStep(checkoutId: string): Promise<Fulfilled | null> {
       const result = await withFaultPoints('fulfilStep', checkoutId, () =>
         fulfilCheckout(orm.em.fork(), integrations, checkoutId, {
           processor: processor().name,
@@ -53,21 +48,8 @@ export function createCheckoutConfirmActivities(deps: Deps) {
     async requestGrantsStep(checkoutId: string, scope: FulfilResult): Promise<void> {
       await withFaultPoints('requestGrantsStep', checkoutId, () => requestExternalGrants(deps, scope));
     },
-    // The separate steps of runs recorded before the one-transaction fulfilment (replay only).
-    async savePaymentMethodStep(checkoutId: string): Promise<string | null> {
-      return withFaultPoints('savePaymentMethodStep', checkoutId, () => savePaymentMethodForCheckout(orm.em.fork(), checkoutId, processor().name));
-    },
-    async createOrderStep(checkoutId: string): Promise<OrderStepResult | null> {
-      return withFaultPoints('createOrderStep', checkoutId, () => createOrderForCheckout(orm.em.fork(), checkoutId, processor().name));
-    },
-    async grantBenefitsStep(checkoutId: string, scope: OrderStepResult): Promise<{ granted: number; pending: number }> {
-      return withFaultPoints('grantBenefitsStep', checkoutId, () => grantBenefitsForCheckout(deps, checkoutId, scope));
-    },
     async markSucceededStep(checkoutId: string): Promise<void> {
       await withFaultPoints('markSucceededStep', checkoutId, () => markCheckoutSucceeded(orm.em.fork(), checkoutId, cfg.PUBLIC_URL));
-    },
-    async receiptStep(checkoutId: string) {
-      return receiptFor(orm.em.fork(), checkoutId);
     },
     async compensateCheckout(checkoutId: string): Promise<{ refunded: boolean }> {
       return compensateCheckout(orm.em.fork(), checkoutId, processor(), cfg.PUBLIC_URL);
@@ -75,4 +57,4 @@ export function createCheckoutConfirmActivities(deps: Deps) {
   };
 }
 
-export type CheckoutConfirmActivities = ReturnType<typeof createCheckoutConfirmActivities>;
+export type { CheckoutConfirmActivities };

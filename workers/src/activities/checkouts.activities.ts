@@ -1,31 +1,12 @@
 /** Checkout activities: expiring open checkouts once their time is up, settling abandoned charges. */
 import type { Deps } from '@emporia/api/src/deps.ts';
-import { expireCheckoutById, expireDueCheckouts, type ExpiredBatch } from '@emporia/api/src/modules/checkouts/service.ts';
+import type { CheckoutActivities, SweepRound } from '@emporia/workflows/contracts';
+import { expireDueCheckouts } from '@emporia/api/src/modules/checkouts/service.ts';
 import { settleAbandonedCharges } from '@emporia/api/src/modules/checkouts/confirm.ts';
 
-/** One round of the checkout-expiry sweeper: expired checkouts and settled abandoned charges. */
-export interface SweepRound extends ExpiredBatch {
-  ttlSeconds: number;
-  /** Absent from rounds of workers older than the charge settling. */
-  chargesSettled?: number;
-  /** When the oldest unsettled charge attempt falls due (ISO), null when there is none. */
-  nextChargeDueAt?: string | null;
-  chargeSettleSeconds?: number;
-}
-
-export function createCheckoutActivities(deps: Deps) {
+export function createCheckoutActivities(deps: Deps): CheckoutActivities {
   const { orm, cfg } = deps;
   return {
-    /**
-     * The per-checkout expiry workflow's activity. Nothing starts that workflow any more (the sweeper
-     * below replaced it); kept for its runs started before the change.
-     * Idempotent: marks the checkout `expired` (and writes `checkout.updated`) only if it is still open
-     * and past `expires_at`. Answers its status, or `retryAt` when it is open but not yet due.
-     */
-    async expireCheckout(checkoutId: string): Promise<{ status: string | null; retryAt: string | null }> {
-      return expireCheckoutById(orm.em.fork(), checkoutId, cfg.PUBLIC_URL);
-    },
-
     /**
      * One batch of the checkout-expiry sweeper (one transaction, idempotent): expires up to `limit` due
      * open checkouts. `ttlSeconds` is this process's CHECKOUT_TTL_SECONDS, the sweeper's longest sleep.
@@ -48,4 +29,4 @@ export function createCheckoutActivities(deps: Deps) {
   };
 }
 
-export type CheckoutActivities = ReturnType<typeof createCheckoutActivities>;
+export type { CheckoutActivities, SweepRound };

@@ -1,24 +1,16 @@
 /** Activities that read what to announce and mail it, recording each mail exactly once per key. */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { NotificationActivities, NotificationInput } from '@emporia/workflows/contracts';
 import type { Mailer } from '@emporia/api/src/kit/mail.ts';
 import { Member } from '@emporia/api/src/modules/organizations/entities.ts';
 import { Product } from '@emporia/api/src/modules/products/entities.ts';
 import { Notification } from '@emporia/api/src/modules/notifications/entities.ts';
 
-export interface NotificationInput {
-  dedupeKey: string;
-  organizationId: string | null;
-  kind: string;
-  recipient: string;
-  subject: string;
-  text: string;
-}
-
 function formatAmount(amount: number, currency: string): string {
   return `${currency.toUpperCase()} ${Math.trunc(amount / 100)}.${String(amount % 100).padStart(2, '0')}`;
 }
 
-export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; mailer: Mailer }) {
+export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; mailer: Mailer }): NotificationActivities {
   return {
     async productAnnouncement(productId: string) {
       const em = orm.em.fork();
@@ -63,4 +55,4 @@ export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; m
   };
 }
 
-export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
+export type { NotificationActivities, NotificationInput };

@@ -4,6 +4,7 @@
  * Idempotent: a retried page queues the same requests again, which the grant workflows ignore.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
+import type { ProductBenefitsActivities } from '@emporia/workflows/contracts';
 import {
   syncProductBenefitsPage,
   type ProductBenefitsChange,
@@ -11,7 +12,7 @@ import {
   type ProductBenefitsPage,
 } from '@emporia/api/src/modules/benefits/product-sync.ts';
 
-export function createProductBenefitsActivities(deps: Deps) {
+export function createProductBenefitsActivities(deps: Deps): ProductBenefitsActivities {
   return {
     /** Grants the added and revokes the removed benefits for one page of the product's scopes. */
     async syncProductBenefitsPage(change: ProductBenefitsChange, cursor: ProductBenefitsCursor): Promise<ProductBenefitsPage> {
@@ -20,4 +21,4 @@ export function createProductBenefitsActivities(deps: Deps) {
   };
 }
 
-export type ProductBenefitsActivities = ReturnType<typeof createProductBenefitsActivities>;
+export type { ProductBenefitsActivities };

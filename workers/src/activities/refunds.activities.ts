@@ -1,5 +1,6 @@
 /** The steps of the refund workflow (see api/src/modules/refunds/processing.ts), each on its own fork. */
 import type { Deps } from '@emporia/api/src/deps.ts';
+import type { RefundActivities } from '@emporia/workflows/contracts';
 import {
   refundAtProcessor,
   settleRefund,
@@ -7,7 +8,7 @@ import {
   type SettledRefund,
 } from '@emporia/api/src/modules/refunds/processing.ts';
 
-export function createRefundActivities(deps: Deps) {
+export function createRefundActivities(deps: Deps): RefundActivities {
   const { orm } = deps;
   return {
     async refundAtProcessorStep(refundId: string): Promise<ProcessorRefundResult> {
@@ -19,4 +20,4 @@ export function createRefundActivities(deps: Deps) {
   };
 }
 
-export type RefundActivities = ReturnType<typeof createRefundActivities>;
+export type { RefundActivities };

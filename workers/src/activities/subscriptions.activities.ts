@@ -7,6 +7,8 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Deps } from '@emporia/api/src/deps.ts';
+import type { SubscriptionActivities } from '@emporia/workflows/contracts';
+import { inTransaction, type EntityManager } from '@emporia/api/src/kit/db.ts';
 import { ApiError, RequestValidationError } from '@emporia/api/src/kit/errors.ts';
 import {
   applyCancel,
@@ -35,14 +37,14 @@ async function rules<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'processor'>) {
+export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'processor'>): SubscriptionActivities {
   const { orm, cfg } = deps;
   const processor = () => deps.processor;
   const usage = { settleMs: (cfg.USAGE_SETTLE_SECONDS ?? 10) * 1000 };
-  return {
-    async subscriptionSchedule(subscriptionId: string) {
   /** One transaction per step, opened here: the service works inside it. */
   const inTx = async <T>(work: (tx: EntityManager) => Promise<T>) => (await inTransaction(orm.em.fork(), work)).result;
+  return {
+    async subscriptionSchedule(subscriptionId: string) {
       return subscriptionSchedule(orm.em.fork(), subscriptionId);
     },
     async renewSubscription(subscriptionId: string, expectedPeriodEnd: string) {
@@ -76,4 +78,4 @@ export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'p
   };
 }
 
-export type SubscriptionActivities = ReturnType<typeof createSubscriptionActivities>;
+export type { SubscriptionActivities };

@@ -1,6 +1,7 @@
 /** Webhook activities: fan-out of the outbox, first attempts in batches, one retry attempt, endpoint health. */
 import { ApplicationFailure, activityInfo } from '@temporalio/activity';
 import type { Deps } from '@emporia/api/src/deps.ts';
+import type { WebhookActivities } from '@emporia/workflows/contracts';
 import {
   deliverAttempt,
   deliverFirstAttempts,
@@ -14,7 +15,7 @@ import { faultDelay, faultPoint } from '../fault-injection.ts';
 
 const FAN_OUT_BATCH = 200;
 
-export function createWebhookActivities(deps: Deps) {
+export function createWebhookActivities(deps: Deps): WebhookActivities {
   const { orm, cfg, temporal, mailer, log } = deps;
 
   const failed = async (webhookEventId: string, disableAfter = cfg.WEBHOOK_DISABLE_AFTER) => {
@@ -72,4 +73,4 @@ export function createWebhookActivities(deps: Deps) {
   };
 }
 
-export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+export type { WebhookActivities };

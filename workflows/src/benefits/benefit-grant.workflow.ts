@@ -7,8 +7,7 @@
  * carrying the queue.
  */
 import { condition, continueAsNew, defineSignal, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
-import type { BenefitActionRequest, BenefitGrantWorkflowInput } from '../../../api/src/modules/benefits/lifecycle.ts';
+import type { BenefitActionRequest, BenefitActivities, BenefitGrantWorkflowInput } from './contract.ts';
 
 const acts = proxyActivities<BenefitActivities>({
   startToCloseTimeout: '1 minute',

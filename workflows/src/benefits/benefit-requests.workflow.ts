@@ -5,8 +5,7 @@
  * change's transaction (kit/workflow-starts.ts), so a crash after the commit only delays it.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
-import type { BenefitRequests } from '../../../api/src/modules/benefits/lifecycle.ts';
+import type { BenefitActivities, BenefitRequests } from './contract.ts';
 
 const { queueBenefitRequests } = proxyActivities<BenefitActivities>({
   startToCloseTimeout: '5 minutes',

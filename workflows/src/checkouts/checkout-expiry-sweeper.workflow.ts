@@ -2,8 +2,8 @@
  * checkout-expiry:<task_queue> — long-lived: marks open checkouts `expired` once their `expires_at`
  * has passed, in batches, for every checkout of the database, and settles the charges whose
  * confirmation died before recording their outcome (checkouts/confirm.ts `settleAbandonedCharges`,
- * at most CHECKOUT_CHARGE_SETTLE_SECONDS after they were made, plus a round) (issue #5: one timer for all checkouts
- * instead of a workflow start, a workflow task and a timer per checkout). Started by the worker at
+ * at most CHECKOUT_CHARGE_SETTLE_SECONDS after they were made, plus a round). One timer for all checkouts
+ * instead of a workflow start, a workflow task and a timer per checkout. Started by the worker at
  * start-up (workers/src/checkout-expiry-sweeper.ts, USE_EXISTING: one per task queue); several
  * sweepers on one database (several task queues) are safe, the batch skips rows another holds.
  *
@@ -27,27 +27,15 @@
  * So a checkout is marked expired within about a second of its `expires_at`. The read paths do not
  * depend on it: an open checkout past `expires_at` already reads as `expired` and is refused by its
  * client secret (`effectiveStatus`). Continues as new after `maxIterations` rounds to bound its history.
- *
- * Replaces checkout-expiry:<checkout_id> (checkout-expiry.workflow.ts), which is still registered so
- * runs started before the change finish; nothing starts it any more.
  */
 import { continueAsNew, proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { CheckoutActivities } from '../../../workers/src/activities/checkouts.activities.ts';
+import type { CheckoutActivities, CheckoutExpirySweeperInput } from './contract.ts';
 
 const { expireDueCheckouts } = proxyLocalActivities<CheckoutActivities>({
   startToCloseTimeout: '1 minute',
   localRetryThreshold: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-
-export interface CheckoutExpirySweeperInput {
-  /** Checkouts expired per round (one transaction). */
-  limit?: number;
-  /** Shortest sleep between rounds that did not fill a batch. */
-  minSleepMs?: number;
-  /** Rounds before continue-as-new. */
-  maxIterations?: number;
-}
 
 export async function checkoutExpirySweeperWorkflow(input: CheckoutExpirySweeperInput = {}): Promise<void> {
   const limit = input.limit ?? 200;

@@ -6,8 +6,8 @@
  * after many pages, carrying the cursor.
  */
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
-import type { ProductBenefitsActivities } from '../../../workers/src/activities/product-benefits.activities.ts';
-import type { ProductBenefitsChange, ProductBenefitsCursor, ProductBenefitsPage } from '../../../api/src/modules/benefits/product-sync.ts';
+import type { ProductBenefitsCursor, ProductBenefitsPage } from '../../../api/src/modules/benefits/product-sync.ts';
+import type { ProductBenefitsActivities, ProductBenefitsWorkflowInput } from './contract.ts';
 
 const acts = proxyActivities<ProductBenefitsActivities>({
   startToCloseTimeout: '5 minutes',
@@ -16,13 +16,6 @@ const acts = proxyActivities<ProductBenefitsActivities>({
 
 /** Pages handled by one run before it continues as new. */
 const PAGES_PER_RUN = 500;
-
-export interface ProductBenefitsWorkflowInput extends ProductBenefitsChange {
-  /** Where to resume (a continued run); the start of the first phase otherwise. */
-  cursor?: ProductBenefitsCursor;
-  /** Requests queued by earlier runs. */
-  requested?: number;
-}
 
 export async function productBenefitsWorkflow(input: ProductBenefitsWorkflowInput): Promise<{ requested: number }> {
   const { cursor: start, requested: before, ...change } = input;

@@ -4,16 +4,13 @@
  * workflow copies: deterministic orchestration here, side effects in idempotent activities.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+import type { NotificationActivities } from '../notifications/contract.ts';
+import type { ProductCreatedInput } from './contract.ts';
 
 const { productAnnouncement, sendNotification } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
-
-export interface ProductCreatedInput {
-  productId: string;
-}
 
 export async function productCreatedWorkflow({ productId }: ProductCreatedInput): Promise<{ sent: number }> {
   const announcement = await productAnnouncement(productId);

@@ -5,21 +5,12 @@
  * Each step is an idempotent activity, so retries and replays never refund twice.
  */
 import { log, proxyActivities } from '@temporalio/workflow';
-import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
-import type { RefundActivities } from '../../../workers/src/activities/refunds.activities.ts';
+import type { BenefitActivities } from '../benefits/contract.ts';
+import type { RefundActivities, RefundWorkflowInput, RefundWorkflowResult } from './contract.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 };
 const steps = proxyActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
 const benefits = proxyActivities<Pick<BenefitActivities, 'requestBenefitAction'>>({ startToCloseTimeout: '1 minute', retry });
-
-export interface RefundWorkflowInput {
-  refundId: string;
-}
-
-export interface RefundWorkflowResult {
-  status: 'succeeded' | 'failed' | 'pending' | 'canceled' | 'missing';
-  benefitsRevoked: boolean;
-}
 
 export async function refundWorkflow({ refundId }: RefundWorkflowInput): Promise<RefundWorkflowResult> {
   const atProcessor = await steps.refundAtProcessorStep.executeWithOptions({ summary: 'Refund at the payment processor' }, [refundId]);

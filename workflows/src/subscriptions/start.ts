@@ -3,7 +3,7 @@
  * (it outlives its parent). REJECT_DUPLICATE makes a second start a no-op: the API may already have
  * started it (it ensures the workflow runs before sending it an update).
  */
-import { ParentClosePolicy, log, patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, log, startChild, workflowInfo } from '@temporalio/workflow';
 import { subscriptionWorkflowId } from '../ids.ts';
 import { SEARCH_ATTRIBUTES, runStartOptions, type RunMetadata } from '../metadata.ts';
 import { subscriptionWorkflow } from './subscription.workflow.ts';
@@ -13,8 +13,6 @@ import { subscriptionWorkflow } from './subscription.workflow.ts';
  * are set only when this run carries them too (they are registered on the namespace then).
  */
 export async function startSubscriptionLifecycle(subscriptionId: string, run?: RunMetadata | null): Promise<void> {
-  // Checkout workflows recorded before this step existed replay without it (the API starts theirs on first use).
-  if (!patched('subscription-lifecycle')) return;
   try {
     await startChild(subscriptionWorkflow, {
       workflowId: subscriptionWorkflowId(subscriptionId),

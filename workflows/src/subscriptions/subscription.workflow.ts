@@ -5,8 +5,7 @@
  * benefits revoked) or renews it: the period rolls, expired discounts drop, a `subscription_cycle`
  * order is charged off-session and the product's benefits are granted again for the new cycle.
  * A renewal's database steps are local activities (no task round trip each); the run then continues
- * as new, so every period has a short history of its own (runs recorded while renewals stayed in one
- * run until `MAX_HISTORY_EVENTS` replay that way: `patched('renewal-stays-in-run')`).
+ * as new, so every period has a short history of its own.
  *
  * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
  * and 7 days by default), a mail with a link to update the card after each failure. A retry that
@@ -18,10 +17,9 @@
  * row lock and writes the change with its webhook events. Handlers and the period-end step take turns
  * (one at a time); dunning waits do not block them.
  *
- * Its `SubscriptionStatus` search attribute follows the subscription's status (issue #21), so a
- * visibility query finds e.g. an organization's past-due subscriptions; only in runs started with the
- * platform's search attributes (they are registered then) and not in runs recorded before it
- * ('subscription-status-search-attribute').
+ * Its `SubscriptionStatus` search attribute follows the subscription's status, so a visibility query
+ * finds e.g. an organization's past-due subscriptions; only in runs started with the platform's
+ * search attributes (they are registered then).
  */
 import {
   ActivityFailure,
@@ -33,7 +31,6 @@ import {
   defineSignal,
   defineUpdate,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -41,9 +38,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SubscriptionActivities } from '../../../workers/src/activities/subscriptions.activities.ts';
-import type { BenefitActivities } from '../../../workers/src/activities/benefits.activities.ts';
-import type { NotificationActivities } from '../../../workers/src/activities/notifications.activities.ts';
+import type { BenefitActivities } from '../benefits/contract.ts';
+import type { NotificationActivities } from '../notifications/contract.ts';
+import type { CancelArgs, ChangeAnswer, ChangeProductArgs, SubscriptionActivities, SubscriptionWorkflowInput } from './contract.ts';
 import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, SUBSCRIPTION_UPDATES } from '../ids.ts';
 import { SEARCH_ATTRIBUTES } from '../metadata.ts';
 
@@ -56,32 +53,7 @@ const notifications = proxyActivities<NotificationActivities>({ startToCloseTime
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Runs recorded under 'renewal-stays-in-run' continued as new after the renewal that took their history past this. */
-const MAX_HISTORY_EVENTS = 500;
 export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
-
-export interface SubscriptionWorkflowInput {
-  subscriptionId: string;
-  /** Waits before each payment retry after a declined renewal. */
-  dunningDelaysMs?: number[];
-}
-
-export type CancellationReason =
-  | 'customer_service' | 'low_quality' | 'missing_features' | 'switched_service' | 'too_complex' | 'too_expensive' | 'unused' | 'other';
-export interface CancelArgs {
-  reason?: CancellationReason | null;
-  comment?: string | null;
-}
-export interface ChangeProductArgs {
-  productId: string;
-  prorationBehavior: 'invoice' | 'prorate' | null;
-}
-export interface ChangeAnswer {
-  subscriptionId: string;
-  status: string;
-  /** The `subscription_update` order of an `invoice` change, and whether its charge went through. */
-  orderId?: string | null;
-  paid?: boolean | null;
-}
 
 export const cancelUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.cancel);
 export const uncancelUpdate = defineUpdate<ChangeAnswer, []>(SUBSCRIPTION_UPDATES.uncancel);
@@ -125,7 +97,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let phase = 'waiting';
   let dunningAttempt = 0;
   const tracksStatus =
-    workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.organizationId) !== undefined && patched('subscription-status-search-attribute');
+    workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.organizationId) !== undefined;
   /** Keeps the SubscriptionStatus search attribute equal to the status the last step left the subscription in. */
   const showStatus = (status: string | null | undefined) => {
     if (!tracksStatus || !status || workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.subscriptionStatus) === status) return;
@@ -280,17 +252,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       // The new cycle's benefits (license key usage resets, meter credits) are granted for its order.
       if (r.benefits > 0) await benefits.requestBenefitAction('grant', r.scope);
       dunningAttempt = 0;
-      // Every period continues as new (issue #7), so a run's history is one period. Runs recorded while
-      // renewals stayed in one run ('renewal-stays-in-run') replay as they ran.
-      if (
-        patched('continue-as-new-every-period') ||
-        !patched('renewal-stays-in-run') ||
-        workflowInfo().historyLength > MAX_HISTORY_EVENTS ||
-        workflowInfo().continueAsNewSuggested
-      ) {
-        await condition(allHandlersFinished);
-        if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
-      }
+      // Every period continues as new, so a run's history is one period.
+      await condition(allHandlersFinished);
+      if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
       continue;
     }
     // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.

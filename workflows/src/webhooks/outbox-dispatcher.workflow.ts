@@ -9,7 +9,7 @@
  * Nothing is started before the rows it reads are committed. Continues as new to keep its history short.
  */
 import { condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
+import type { OutboxDispatcherInput, WebhookActivities } from './contract.ts';
 import { WEBHOOK_FIRST_ATTEMPT_BATCH as FIRST_ATTEMPT_BATCH } from '../ids.ts';
 
 const retry = { initialInterval: '1 second', maximumInterval: '30 seconds' };
@@ -23,14 +23,6 @@ const { deliverFirstAttempts } = proxyLocalActivities<WebhookActivities>({
 });
 
 export const wakeSignal = defineSignal('wake');
-
-export interface OutboxDispatcherInput {
-  idleSeconds?: number;
-  /** Loop iterations before continue-as-new. */
-  maxIterations?: number;
-  /** First-attempt batches running at once. */
-  maxInFlight?: number;
-}
 
 export async function outboxDispatcherWorkflow(input: OutboxDispatcherInput = {}): Promise<void> {
   const idle = input.idleSeconds ?? 30;

@@ -6,20 +6,13 @@
  * mailed). A missing event fails the workflow (visible in the Temporal UI), never a quiet success.
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { WebhookActivities } from '../../../workers/src/activities/webhooks.activities.ts';
+import type { WebhookActivities, WebhookDeliveryInput } from './contract.ts';
 
 const { deliverWebhook, webhookEventFailed } = proxyActivities<WebhookActivities>({
   // The HTTP timeout lives inside the activity; this bounds a stuck activity.
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
-
-export interface WebhookDeliveryInput {
-  webhookEventId: string;
-  settings: { baseDelayMs: number; maxDelayMs: number; maxAttempts: number; disableAfter: number };
-  /** The attempt this run makes first; attempts before it were made already (default 1: a redelivery). */
-  firstAttempt?: number;
-}
 
 export function backoffMs(attempt: number, base: number, max: number, random: number): number {
   const raw = Math.min(base * 2 ** (attempt - 1), max);

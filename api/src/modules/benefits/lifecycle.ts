@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { benefitGrantWorkflowId, benefitRequestsWorkflowId } from '@emporia/workflows/ids';
 import type { Deps } from '../../deps.ts';
 import type { EntityManager } from '../../kit/db.ts';
-import { startWorkflowDurably } from '../../kit/workflow-starts.ts';
-import { benefitGrantRun, benefitRequestsRun, startWithMetadata, type RunMetadata } from '../../kit/run-metadata.ts';
+import { signalWithStartWorkflow, startWorkflow, type WorkflowName } from '../../kit/workflow-starts.ts';
+import { benefitGrantRun, benefitRequestsRun, type RunMetadata } from '../../kit/run-metadata.ts';
 import { Customer } from '../customers/entities.ts';
 import { Benefit } from './entities.ts';
 import { ProductBenefit } from '../products/entities.ts';
@@ -58,7 +58,7 @@ export interface BenefitGrantWorkflowInput {
   maxPerRun?: number;
 }
 
-export const BENEFIT_GRANT_WORKFLOW = 'benefitGrantWorkflow';
+export const BENEFIT_GRANT_WORKFLOW = 'benefitGrantWorkflow' satisfies WorkflowName;
 export const BENEFIT_ACTION_SIGNAL = 'benefitAction';
 
 /**
@@ -92,16 +92,15 @@ export async function requestGrantAction(
 ): Promise<void> {
   const input: BenefitGrantWorkflowInput = { benefitId, customerId };
   const meta = await benefitGrantRunOf(deps, benefitId, customerId).catch(() => null);
-  await startWithMetadata(deps.temporal, meta, (options) =>
-    deps.temporal.workflow.signalWithStart(BENEFIT_GRANT_WORKFLOW, {
-      workflowId: benefitGrantWorkflowId(benefitId, customerId),
-      taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      signal: BENEFIT_ACTION_SIGNAL,
-      signalArgs: [request],
-      ...options,
-    }),
-  );
+  await signalWithStartWorkflow(deps.temporal, {
+    workflowType: BENEFIT_GRANT_WORKFLOW,
+    workflowId: benefitGrantWorkflowId(benefitId, customerId),
+    taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    signal: BENEFIT_ACTION_SIGNAL,
+    signalArgs: [request],
+    metadata: meta,
+  });
 }
 
 /**
@@ -161,7 +160,7 @@ export async function revokeCustomerGrants(deps: Deps, customerId: string): Prom
 /**
  * Requests into benefit-grant workflows that a committed change calls for. They are queued by a
  * `benefit-requests` workflow whose start is recorded in the change's transaction
- * (startWorkflowDurably): if the process dies between commit and start, the worker's sweeper starts
+ * (startWorkflow): if the process dies between commit and start, the worker's sweeper starts
  * it, so a deleted customer still loses their grants and a changed benefit still reaches its holders.
  */
 export type BenefitRequests =
@@ -177,7 +176,7 @@ export function queueBenefitRequestsDurably(
   /** The organization of the change (the run's OrganizationId search attribute). */
   organizationId: string | null = null,
 ): void {
-  startWorkflowDurably(tx, after, deps, {
+  startWorkflow(tx, after, deps, {
     workflowType: 'benefitRequestsWorkflow',
     taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
     workflowId: benefitRequestsWorkflowId(randomUUID()),

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.ts';
 import { ApiError, RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { subscriptionRun, type RunMetadata } from '../../kit/run-metadata.ts';
-import { startRecorded } from '../../kit/workflow-starts.ts';
+import { startWorkflowNow } from '../../kit/workflow-starts.ts';
 import { Subscription } from './entities.ts';
 import { checkCancel, checkUncancel } from './service.ts';
 
@@ -39,7 +39,7 @@ export async function subscriptionRunOf(em: EntityManager, subscriptionId: strin
 
 export async function ensureSubscriptionWorkflow(deps: Pick<Deps, 'temporal' | 'cfg'> & Partial<Pick<Deps, 'orm'>>, subscriptionId: string): Promise<void> {
   const metadata = deps.orm ? await subscriptionRunOf(deps.orm.em.fork(), subscriptionId).catch(() => null) : null;
-  await startRecorded(deps.temporal, {
+  await startWorkflowNow(deps.temporal, {
     workflowType: 'subscriptionWorkflow',
     workflowId: subscriptionWorkflowId(subscriptionId),
     taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,

@@ -2,12 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { webhookDeliveryWorkflowId } from '@emporia/workflows/ids';
 import { webhookAllowsPrivateUrls, type Config } from '../../config.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Logger } from '../../kit/logger.ts';
-import { startWithMetadata, webhookRetriesRun } from '../../kit/run-metadata.ts';
+import { webhookRetriesRun } from '../../kit/run-metadata.ts';
+import { startWorkflowNow } from '../../kit/workflow-starts.ts';
 import { open, seal } from '../../kit/secretbox.ts';
 import { Member } from '../organizations/entities.ts';
 import { Notification } from '../notifications/entities.ts';
@@ -129,19 +129,19 @@ export async function startRetries(
     firstAttempt: r.firstAttempt,
   });
   try {
-    await startWithMetadata(temporal, meta, (options) =>
-      temporal.workflow.start('webhookDeliveryWorkflow', {
+    await startWorkflowNow(
+      temporal,
+      {
+        workflowType: 'webhookDeliveryWorkflow',
         taskQueue,
         workflowId: webhookDeliveryWorkflowId(r.outboxEventId, r.endpointId),
-        workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         args: [{ webhookEventId: r.webhookEventId, settings: deliverySettings(cfg), firstAttempt: r.firstAttempt }],
-        ...options,
-      }),
+        metadata: meta,
+      },
+      { workflowIdConflictPolicy: opts.redeliver ? 'TERMINATE_EXISTING' : 'FAIL', workflowIdReusePolicy: 'ALLOW_DUPLICATE' },
     );
     return true;
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
     opts.log?.warn({ err, webhookEventId: r.webhookEventId }, 'webhook retry start failed; the dispatcher sweep starts it later');
     return false;
   }
