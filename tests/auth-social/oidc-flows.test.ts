@@ -206,6 +206,19 @@ describe('social sign-in (redirect flow)', () => {
     expect((await sessionOf(c))?.user.email).toBe(who.email);
   });
 
+  it('sends a banned user to the error page with the ban message, without a session', async () => {
+    const who = oidcAccount();
+    const c = authClient(server.url);
+    await socialRoundTrip(c, server.url, op, who, { callbackURL: '/dashboard' });
+    await server.deps.orm.em.fork().getConnection().execute('update users set banned = true where email = ?', [who.email]);
+    const other = authClient(server.url);
+    const res = await socialRoundTrip(other, server.url, op, who, { callbackURL: '/dashboard', errorCallbackURL: '/oops' });
+    expect(res.location?.pathname).toBe('/api/auth/error');
+    expect(errorOf(res.location)).toBe('banned');
+    expect(res.location?.searchParams.get('error_description')).toMatch(/banned/);
+    expect(await sessionOf(other)).toBeNull();
+  });
+
   it('refuses a state started for another provider', async () => {
     const c = authClient(server.url);
     const res = await c.client.signIn.social({ provider: 'google', callbackURL: '/dashboard', errorCallbackURL: '/oops' });

@@ -178,6 +178,10 @@ async function callback(ctx: AuthContext) {
   try {
     await signIn(ctx, result.user);
   } catch (err) {
+    // A banned user goes to the error page with the ban message, as Better Auth's admin plugin does.
+    if (err instanceof AuthError && err.code === 'BANNED_USER') {
+      return errorRedirect(ctx, defaultError, 'banned', { error_description: err.message });
+    }
     ctx.deps.log.error({ err, requestId: ctx.req.id }, 'social sign-in session failed');
     return onError('unable_to_create_session');
   }
