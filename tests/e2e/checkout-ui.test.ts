@@ -374,6 +374,29 @@ describe('hosted checkout with PAYMENT_PROCESSOR=stripe', () => {
     await context.close();
   });
 
+  it("uses the same card entry in the portal's Add a card", async () => {
+    const customer = await shop2.created('POST', '/v1/customers/', { email: `stripe-portal-${Date.now()}@example.com`, name: 'Stella Stripe' });
+    const session = await shop2.call('POST', '/v1/customer-sessions/', { customer_id: customer.id });
+    const { context, page } = await newPage(browser);
+    const stripeJs: string[] = [];
+    await page.route('https://js.stripe.com/**', (route) => {
+      stripeJs.push(route.request().url());
+      return route.abort('namenotresolved');
+    });
+    await page.goto(session.body.customer_portal_url.replace(/^https?:\/\/[^/]+/, stripeSrv.url));
+    await page.getByRole('navigation', { name: 'Customer portal' }).getByRole('link', { name: 'Payment methods', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a card' }).click();
+    await page.getByText('The secure card form could not be loaded from Stripe (js.stripe.com).', { exact: false }).waitFor();
+    expect(stripeJs.length).toBeGreaterThan(0);
+    expect(await page.getByLabel('Card number').count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Test mode' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Save card' }).click();
+    await page.getByText('The card form is not ready: it could not be loaded from Stripe.').waitFor();
+    await expectAccessible(page, 'portal add card with stripe, Stripe.js unreachable');
+    await shot(page, 'portal-stripe-add-card-unreachable');
+    await context.close();
+  });
+
   it('says card payments are not set up when the publishable key is missing', async () => {
     Object.assign(stripeSrv.deps.cfg, { STRIPE_PUBLISHABLE_KEY: undefined });
     try {

@@ -1,7 +1,8 @@
 /**
  * The card entry with PAYMENT_PROCESSOR=stripe: Stripe's Payment Element producing a confirmation
- * token (loaded only when the checkout carries `payment_processor_metadata.publishable_key`, in its
- * own chunk so the sandbox checkout never downloads Stripe.js). Stripe.js must come from js.stripe.com
+ * token, at the checkout (payment or setup) and in the portal's "Add a card" (setup; no `checkout`),
+ * loaded only with the stripe processor, in its own chunk so the sandbox checkout never downloads
+ * Stripe.js). Stripe.js must come from js.stripe.com
  * (Stripe's terms); when it cannot load, the form says so instead of spinning. Creating a token needs
  * Stripe itself, so the tests here (no route to js.stripe.com) cover the choice and the failure only.
  */
@@ -23,7 +24,8 @@ export default function StripePayment({
   handleRef,
 }: {
   publishableKey: string;
-  checkout: Checkout;
+  /** Omitted: saving a card for later (setup) in the portal. */
+  checkout?: Checkout;
   handleRef: MutableRefObject<StripeHandle | null>;
 }) {
   if (!stripes.has(publishableKey)) stripes.set(publishableKey, loadStripe(publishableKey).catch(() => null));
@@ -36,9 +38,9 @@ export default function StripePayment({
       live = false;
     };
   }, [stripe]);
-  const options = checkout.is_payment_required
+  const options = checkout?.is_payment_required
     ? { mode: 'payment' as const, amount: checkout.total_amount ?? 0, currency: (checkout.currency ?? 'usd').toLowerCase(), setupFutureUsage: checkout.is_payment_setup_required ? ('off_session' as const) : undefined }
-    : { mode: 'setup' as const, currency: (checkout.currency ?? 'usd').toLowerCase() };
+    : { mode: 'setup' as const, currency: (checkout?.currency ?? 'usd').toLowerCase() };
   return (
     <fieldset className="card-fields">
       <legend>Card</legend>

@@ -1,5 +1,5 @@
 /** The portal's pages. Every amount and date comes from the API; nothing is computed here but display. */
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError, errorMessage, type Page } from '../../api.ts';
 import { AddressFields, cleanAddress, guessCountry } from '../../components/AddressFields.tsx';
@@ -9,6 +9,10 @@ import { BRAND_NAMES, emptyCard, validateCard } from '../../lib/card.ts';
 import { formatDate, formatMoney, formatRecurring } from '../../lib/format.ts';
 import type { Address, BenefitGrant, Order, PaymentMethod, PortalCustomer, Price, Subscription } from '../../lib/types.ts';
 import { GrantView, isAccountGrant, needsAccount } from '../benefits/BenefitViews.tsx';
+import type { StripeHandle } from '../checkout/StripePayment.tsx';
+import { portalConfig, type PortalConfig } from '../../lib/config.ts';
+
+const StripePayment = lazy(() => import('../checkout/StripePayment.tsx'));
 import { PriceLabel } from '../checkout/ProductSummary.tsx';
 import { isScopeError, usePortal, usePortalApi, useResource } from './context.ts';
 
@@ -560,16 +564,30 @@ export function PaymentMethodsPage() {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  // The same card entry as the checkout: Stripe's Payment Element with the stripe processor.
+  const [config, setConfig] = useState<PortalConfig | null>(null);
+  useEffect(() => {
+    portalConfig().then(setConfig, () => setConfig({ payment_processor: 'sandbox', stripe_publishable_key: null, oauth_platforms: [] }));
+  }, []);
+  const stripeMode = config?.payment_processor === 'stripe';
+  const stripeRef = useRef<StripeHandle | null>(null);
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
-    const errs = validateCard(card);
+    const errs = stripeMode ? {} : validateCard(card);
     setErrors(errs);
     if (Object.keys(errs).length) return;
     setBusy('add');
     try {
-      const token = await sandboxConfirmationToken(card);
+      let token: string;
+      if (stripeMode) {
+        if (!stripeRef.current) throw new Error('The card form is not ready: it could not be loaded from Stripe.');
+        const me = await call<PortalCustomer>('GET', '/v1/customer-portal/customers/me');
+        token = await stripeRef.current.createToken({ name: me.name ?? '', email: me.email, address: me.billing_address ?? { country: guessCountry() } });
+      } else {
+        token = await sandboxConfirmationToken(card);
+      }
       await call('POST', '/v1/customer-portal/customers/me/payment-methods', { confirmation_token_id: token, set_default: makeDefault, return_url: window.location.href });
       setAdding(false);
       setCard(emptyCard);
@@ -652,8 +670,22 @@ export function PaymentMethodsPage() {
       {adding ? (
         <form onSubmit={add} noValidate className="card" aria-label="Add a card">
           <h2 className="h3">Add a card</h2>
-          <TestModeBanner />
-          <CardFields value={card} onChange={setCard} errors={errors} disabled={busy === 'add'} />
+          {!config ? (
+            <Loading />
+          ) : stripeMode ? (
+            config.stripe_publishable_key ? (
+              <Suspense fallback={<Loading label="Loading the card form…" />}>
+                <StripePayment publishableKey={config.stripe_publishable_key} handleRef={stripeRef} />
+              </Suspense>
+            ) : (
+              <Alert>Card payments are not set up for this store yet. Please contact the seller.</Alert>
+            )
+          ) : (
+            <>
+              <TestModeBanner />
+              <CardFields value={card} onChange={setCard} errors={errors} disabled={busy === 'add'} />
+            </>
+          )}
           <div className="field checkbox">
             <label>
               <input type="checkbox" checked={makeDefault} onChange={(e) => setMakeDefault(e.target.checked)} /> Use this card for my subscriptions
