@@ -26,6 +26,7 @@ import { webhookBacklog } from './modules/webhooks/service.ts';
 import { idempotencyKeys } from './modules/idempotency/middleware.ts';
 import { apiRateLimits } from './kit/rate-limits.ts';
 import { publicCors } from './kit/cors.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './kit/unavailable.ts';
 import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -261,6 +262,12 @@ function errorHandler(deps: Deps) {
       // body-parser, the router (malformed percent-encoding) and static files: their messages are fixed texts.
       const detail = e.expose && e.message ? String(e.message).slice(0, 200) : 'Bad request';
       send(status, { error: HTTP_ERROR_NAMES[status] ?? 'BadRequest', detail });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      deps.log.warn({ err, requestId: req.id }, 'database unavailable');
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      send(503, { error: 'ServiceUnavailable', detail: 'The database is unavailable; nothing was saved. Retry after the seconds in Retry-After.' });
       return;
     }
     deps.log.error({ err, requestId: req.id }, 'unhandled error');
