@@ -253,7 +253,7 @@ export async function simulate(input: SimulationInput): Promise<SimulationReport
     const scratch = deps;
     /** The subscription events written since the last look, stamped with the simulated time `at`. */
     const collectStates = async (at: string) => {
-      const events = await scratch.orm.em.fork().find(OutboxEvent, { type: { $like: 'subscription.%' } }, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      const events = await scratch.orm.em.fork().find(OutboxEvent, { type: { $like: 'subscription.%' } }, { orderBy: { seq: 'asc' } });
       for (const e of events) {
         if (seen.has(e.id)) continue;
         seen.add(e.id);

@@ -12,6 +12,7 @@ import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
 import { allocate, cycleAmounts, periodEnd, type CycleAmounts } from '../pricing/index.ts';
 import { discountDuration, discountTerms } from '../pricing/terms.ts';
 import type { Product } from '../products/entities.ts';
+import { normalizeDecimal } from '../products/schemas.ts';
 import { MeteredBilling } from '../usage/entities.ts';
 import { databaseNow, meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
@@ -78,7 +79,7 @@ export async function quoteCycle(
   for (const q of usageQuotes) {
     lines.push(
       base({
-        label: `${q.meter.name} (${q.line.billableUnits} × ${q.price.unitAmount}${q.line.capped ? `, capped at ${q.price.capAmount}` : ''})`,
+        label: `${q.meter.name} (${q.line.billableUnits} × ${normalizeDecimal(q.price.unitAmount!) ?? q.price.unitAmount}${q.line.capped ? `, capped at ${q.price.capAmount}` : ''})`,
         amount: q.line.amount,
         proration: false,
         productPriceId: q.price.id,
