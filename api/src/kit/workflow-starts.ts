@@ -3,7 +3,7 @@
  * after a write; `startWorkflowNow` starts one outside a transaction (a worker's long-running
  * sweepers, the subscription lifecycle before an update); `signalWithStartWorkflow` queues a signal,
  * starting the run if it is idle. The workflow type is checked against the names the worker registers
- * (workflows/src/index.ts) and `args` against that workflow's parameters.
+ * (workflows/src/registry.ts) and `args` against that workflow's parameters.
  *
  * Durable starts. A write that must be followed by a workflow (checkout-confirm, refund,
  * product-created, product-benefits) records a `workflow_starts` row in its own transaction and, after
@@ -19,7 +19,6 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { Client, Workflow, WorkflowStartOptions } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type * as workflows from '@emporia/workflows';
 import type { EntityManager } from './db.ts';
 import type { Logger } from './logger.ts';
 import { startWithMetadata, type RunMetadata } from './run-metadata.ts';
@@ -41,11 +40,16 @@ export const WorkflowStart = defineEntity({
 });
 export type WorkflowStart = InferEntity<typeof WorkflowStart>;
 
-type Workflows = typeof workflows;
+/**
+ * Every workflow the worker registers, by name. Empty here (kit imports no workflow code);
+ * workflows/src/registry.ts merges `typeof import('workflows/src/index.ts')` into it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface WorkflowRegistry {}
 /** The name of every workflow the worker registers. */
-export type WorkflowName = { [K in keyof Workflows]: Workflows[K] extends (...args: any[]) => Promise<unknown> ? K : never }[keyof Workflows];
+export type WorkflowName = { [K in keyof WorkflowRegistry]: WorkflowRegistry[K] extends (...args: any[]) => Promise<unknown> ? K : never }[keyof WorkflowRegistry];
 /** The arguments of workflow `K`. */
-export type WorkflowArgs<K extends WorkflowName> = Parameters<Workflows[K]>;
+export type WorkflowArgs<K extends WorkflowName> = WorkflowRegistry[K] extends (...args: infer A) => Promise<unknown> ? A : never;
 
 export interface WorkflowStartSpec<K extends WorkflowName = WorkflowName> {
   workflowType: K;
