@@ -1,3 +1,4 @@
+// Over 400 lines: a data table of the social providers, one entry each.
 /**
  * The social providers of the auth service as data: where each one's authorization, token, user-info
  * and key-set endpoints are, its default scopes, whether it takes PKCE, whether an id token can sign in

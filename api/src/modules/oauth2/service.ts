@@ -1,3 +1,4 @@
+// Over 400 lines: the authorization server's rules read as one flow (authorize, code, token, refresh, revoke).
 /**
  * The authorization server's rules: client authentication, redirect URI matching (RFC 8252 loopback
  * ports), authorization requests, codes (single-use, 10 minutes, PKCE), token issue and refresh

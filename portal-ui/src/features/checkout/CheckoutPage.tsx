@@ -1,3 +1,4 @@
+// Over 400 lines: one page whose buyer form, totals and card entry share the checkout's state.
 /**
  * The hosted checkout (/checkout/:clientSecret): organization, product(s) and price, the buyer's
  * details, the seller's custom fields, a discount code, card entry, and totals exactly as the API

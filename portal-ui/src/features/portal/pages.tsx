@@ -1,3 +1,4 @@
+// Over 400 lines: the portal's pages share one set of small display helpers; split it by page when one grows.
 /** The portal's pages. Every amount and date comes from the API; nothing is computed here but display. */
 import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
