@@ -26,7 +26,7 @@ import type { OrganizationPrincipal } from '../../kit/principals.ts';
 import { AuthError } from '../../auth/errors.ts';
 import { authEndpoint, currentSession, parseQuery, type AuthContext, type AuthEndpoint } from '../../auth/http.ts';
 import { paymentsOrganization, upsertUserCustomer } from '../../auth/payments-sync.ts';
-import { commitNewCheckout } from '../checkouts/routes.ts';
+import { commitNewCheckout } from '../checkouts/commit.ts';
 import { checkoutCreateSchema, checkoutUrl } from '../checkouts/schemas.ts';
 import { createCheckout } from '../checkouts/service.ts';
 import { serializeCustomer } from '../customers/schemas.ts';
