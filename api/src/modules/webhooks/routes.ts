@@ -17,7 +17,7 @@ import {
   serializeDelivery,
   serializeEndpoint,
 } from './schemas.ts';
-import { endpointSecret, markRetriesStarted, newWebhookSecret, sealSecret, startRetries } from './service.ts';
+import { endpointSecret, markRetriesStarted, newWebhookSecret, sealSecret, startRetries } from './fan-out.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Principal } from '../../kit/principals.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
