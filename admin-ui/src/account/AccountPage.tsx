@@ -3,26 +3,15 @@
  * authentication, passkeys, linked sign-in providers and the sessions signed in with this account.
  * Each section is its own component; the page only orders them.
  */
-import type { ReactNode } from 'react';
 import { Title, useGetIdentity } from 'react-admin';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Box, Button, Card, CardContent, Stack, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Alert, Box, Button, Stack, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { authApi } from '../common/api.ts';
 import { formatDate } from '../common/money.tsx';
+import { AccountSection } from './AccountSection.tsx';
+import { TwoFactorSection } from './TwoFactorSection.tsx';
 import { LinkedAccountsSection } from './LinkedAccounts.tsx';
 import { PasskeysSection } from './Passkeys.tsx';
-
-/** A titled card; every section of the page is one. */
-export const AccountSection = ({ title, id, children }: { title: string; id: string; children: ReactNode }) => (
-  <Card component="section" aria-labelledby={`${id}-title`}>
-    <CardContent>
-      <Typography id={`${id}-title`} variant="h6" component="h2" gutterBottom>
-        {title}
-      </Typography>
-      {children}
-    </CardContent>
-  </Card>
-);
 
 const ProfileSection = () => {
   const { identity } = useGetIdentity();
@@ -100,6 +89,7 @@ export const AccountPage = () => (
     <Title title="Your account" />
     <Stack spacing={2}>
       <ProfileSection />
+      <TwoFactorSection />
       <PasskeysSection />
       <LinkedAccountsSection />
       <SessionsSection />

@@ -4,6 +4,7 @@ import { Link as RouterLink, useLocation } from 'react-router-dom';
 import { useLogin } from 'react-admin';
 import { Alert, Button, Link, Stack, TextField } from '@mui/material';
 import { AuthCard } from './AuthCard.tsx';
+import { TwoFactorRequired, TwoFactorStep } from '../account/TwoFactorStep.tsx';
 import { SignInAlternatives } from './SignInAlternatives.tsx';
 
 export const LoginPage = () => {
@@ -11,6 +12,7 @@ export const LoginPage = () => {
   const location = useLocation();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [secondStep, setSecondStep] = useState<string | null>(null);
   const notice = new URLSearchParams(location.search).get('notice') ?? (sessionStorage.getItem('emporia.notice') || null);
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -21,16 +23,34 @@ export const LoginPage = () => {
     try {
       sessionStorage.removeItem('emporia.notice');
       const next = location.state as { nextPathname?: string; nextSearch?: string } | null;
-      await login({
-        email: String(form.get('email') ?? ''),
-        password: String(form.get('password') ?? ''),
-        redirectTo: next?.nextPathname ? `${next.nextPathname}${next.nextSearch ?? ''}` : '/',
-      });
+      const redirectTo = next?.nextPathname ? `${next.nextPathname}${next.nextSearch ?? ''}` : '/';
+      try {
+        await login({ email: String(form.get('email') ?? ''), password: String(form.get('password') ?? ''), redirectTo });
+      } catch (err) {
+        if (!(err instanceof TwoFactorRequired)) throw err;
+        setSecondStep(redirectTo);
+        setBusy(false);
+      }
     } catch (err) {
       setError(err instanceof Error ? err.message : 'Sign-in failed');
       setBusy(false);
     }
   };
+
+  if (secondStep !== null) {
+    return (
+      <AuthCard title="Verify it's you">
+        <TwoFactorStep
+          onDone={() => {
+            // The session cookie is set: load the console afresh at the page asked for.
+            window.location.hash = `#${secondStep}`;
+            window.location.reload();
+          }}
+          onCancel={() => setSecondStep(null)}
+        />
+      </AuthCard>
+    );
+  }
 
   return (
     <AuthCard title="Sign in to your seller console">

@@ -6,6 +6,7 @@
  */
 import type { AuthProvider, UserIdentity } from 'react-admin';
 import { authApi } from '../common/api.ts';
+import { TwoFactorRequired } from '../account/TwoFactorStep.tsx';
 
 export const signOut = () => authApi('/sign-out', {}).catch(() => undefined);
 import { setCurrentOrganizationId } from '../common/organization.ts';
@@ -71,11 +72,11 @@ async function signIn(params: LoginParams): Promise<void> {
     return;
   }
   const identifier = (params.email ?? params.username ?? '').trim();
-  if (identifier.includes('@')) {
-    await authApi('/sign-in/email', { email: identifier, password: params.password, callbackURL: VERIFY_CALLBACK });
-  } else {
-    await authApi('/sign-in/username', { username: identifier, password: params.password });
-  }
+  const res = identifier.includes('@')
+    ? await authApi<{ twoFactorRedirect?: boolean }>('/sign-in/email', { email: identifier, password: params.password, callbackURL: VERIFY_CALLBACK })
+    : await authApi<{ twoFactorRedirect?: boolean }>('/sign-in/username', { username: identifier, password: params.password });
+  // No session yet: the sign-in page asks for the second factor (account/TwoFactorStep.tsx).
+  if (res?.twoFactorRedirect) throw new TwoFactorRequired();
 }
 
 export const authProvider: AuthProvider = {
