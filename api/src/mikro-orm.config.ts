@@ -15,6 +15,9 @@ export function ormConfig(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: cfg.DATABASE_POOL_MAX },
+    // Waiting for a connection (or for PostgreSQL to accept one) ends after 15 s with an error the API
+    // answers 503, instead of holding the request forever while the database restarts.
+    driverOptions: { connectionTimeoutMillis: 15_000 },
     forceUtcTimezone: true,
     migrations: {
       path: path.join(here, 'migrations'),
