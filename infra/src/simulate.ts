@@ -7,6 +7,7 @@
  * stack's database, read-only); everything the simulation writes goes to a scratch database.
  */
 import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../../api/src/config.ts';
 import { formatReport, readUsageFile, simulate } from './simulate-engine.ts';
 
@@ -31,6 +32,8 @@ if (!Number.isInteger(months) || months < 1 || months > 120) fail('--months must
 const declineAt = values['decline-at'] != null ? Number(values['decline-at']) : null;
 if (declineAt != null && (!Number.isInteger(declineAt) || declineAt < 1)) fail('--decline-at must be a renewal number ≥ 1');
 
+// Temporal's own logs (the native core's included) stay quiet unless they are errors.
+Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
 // Only the report goes to stdout (the scratch database's migration log goes to stderr).
 const stdoutWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
