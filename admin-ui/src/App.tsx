@@ -43,6 +43,7 @@ import { organizations } from './resources/organizations/index.ts';
 const { Route } = reactRouterProvider;
 const Settings = lazyNamed(() => import('./settings/Settings.tsx'), 'Settings');
 const AccountPage = lazyNamed(() => import('./account/AccountPage.tsx'), 'AccountPage');
+const AdminUsers = lazyNamed(() => import('./admin/AdminUsers.tsx'), 'AdminUsers');
 const Dashboard = lazyNamed(() => import('./dashboard/Dashboard.tsx'), 'Dashboard') as DashboardComponent;
 
 export const App = () => (
@@ -80,6 +81,7 @@ export const App = () => (
       <Route path="/oauth2/applications" element={<OAuthApplications />} />
       <Route path="/oauth2/authorized" element={<AuthorizedApps />} />
       <Route path="/account" element={<AccountPage />} />
+      <Route path="/admin/users" element={<AdminUsers />} />
     </CustomRoutes>
     <CustomRoutes noLayout>
       <Route path="/sign-up" element={<SignUpPage />} />

@@ -21,9 +21,11 @@ import {
 import { Alert, Box, Button, ListItemIcon, ListItemText, MenuItem } from '@mui/material';
 import ExitIcon from '@mui/icons-material/PowerSettingsNew';
 import AccountIcon from '@mui/icons-material/ManageAccounts';
+import AdminIcon from '@mui/icons-material/AdminPanelSettings';
 import { authApi } from '../common/api.ts';
 import { currentOrganizationId, setCurrentOrganizationId, subscribeOrganization } from '../common/organization.ts';
 import { VERIFY_CALLBACK, signOut } from '../auth/authProvider.ts';
+import { ImpersonationBanner, useIsAdmin } from '../admin/AdminUsers.tsx';
 import { Menu } from './Menu.tsx';
 import { OrganizationSwitcher, type Organization } from './OrganizationSwitcher.tsx';
 
@@ -53,12 +55,27 @@ const AccountLink = forwardRef<HTMLAnchorElement>((_props, ref) => {
   );
 });
 
+/** The platform's users (admin section), for admins only. */
+const AdminLink = forwardRef<HTMLAnchorElement>((_props, ref) => {
+  const { onClose } = useUserMenu() ?? {};
+  if (!useIsAdmin()) return null;
+  return (
+    <MenuItem ref={ref} component={RouterLink} to="/admin/users" onClick={onClose}>
+      <ListItemIcon>
+        <AdminIcon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText>Users (admin)</ListItemText>
+    </MenuItem>
+  );
+});
+
 // The user button shows the person's name; its accessible name is that name too (not "Profile").
 const ConsoleUserMenu = () => {
   const { identity } = useGetIdentity();
   return (
     <UserMenu label={identity?.fullName ?? 'Account'}>
       <AccountLink />
+      <AdminLink />
       <SignOut />
     </UserMenu>
   );
@@ -127,6 +144,7 @@ const OrganizationGate = ({ children }: { children: ReactNode }) => {
 
 export const Layout = ({ children }: LayoutProps) => (
   <RaLayout appBar={ConsoleAppBar} menu={Menu}>
+    <ImpersonationBanner />
     <VerifyEmailBanner />
     <OrganizationGate>
       <Suspense fallback={<Loading />}>{children}</Suspense>
