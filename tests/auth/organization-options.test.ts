@@ -65,6 +65,29 @@ describe('organization creation options', () => {
   });
 });
 
+describe('the seller API applies the same policy', () => {
+  it('refuses POST /v1/organizations/ to users the policy does not allow, and caps the others', async () => {
+    const post = (u: AuthClient) =>
+      u.raw('/v1/organizations/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Shop', slug: slug() }),
+      });
+    const u = await signedUpUser(srv.url);
+    const refused = await post(u);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 'NotPermitted', detail: 'You are not allowed to create a new organization' });
+
+    const a = await signedUpUser(srv.url);
+    await srv.deps.orm.em.fork().nativeUpdate(User, { id: a.user.id }, { role: 'admin' });
+    expect((await post(a)).status).toBe(201);
+    expect((await post(a)).status).toBe(201);
+    const third = await post(a);
+    expect(third.status).toBe(403);
+    expect((await third.json()).detail).toBe('You have reached the maximum number of organizations');
+  });
+});
+
 describe('has-permission', () => {
   it('combines resources with AND by default and with OR when asked', async () => {
     const a = await signedUpUser(srv.url);

@@ -11,6 +11,7 @@ import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { User } from '../../auth/entities.ts';
 import { Member, Organization, OrganizationAccessToken } from './entities.ts';
 import { hasPermission } from './membership.ts';
+import { organizationCreationDecision } from './membership-rules.ts';
 import {
   accessTokenCreateSchema,
   accessTokenSchema,
@@ -77,8 +78,12 @@ export const organizationRoutes = [
     body: organizationCreateSchema,
     status: 201,
     response: organizationSchema,
-    async handler({ body, principal, em }) {
+    async handler({ body, principal, em, deps }) {
       if (principal.kind !== 'user') throw new Error('unreachable');
+      // The same creation policy as /api/auth/organization/create (ORGANIZATION_CREATION and limits).
+      const decision = await organizationCreationDecision(em, deps.cfg, await em.findOneOrFail(User, principal.userId));
+      if (decision === 'not-allowed') throw NotPermitted('You are not allowed to create a new organization');
+      if (decision === 'limit-reached') throw NotPermitted('You have reached the maximum number of organizations');
       const slugTaken = () =>
         fieldError(['body', 'slug'], 'An organization with this slug already exists.', 'value_error', body.slug);
       if (await em.count(Organization, { slug: body.slug })) throw slugTaken();
