@@ -77,4 +77,25 @@ describe('admin section', () => {
     expect(await page.getByRole('alert').filter({ hasText: 'Impersonating' }).count()).toBe(0);
     await other.close();
   });
+
+  it('pages through many users', async () => {
+    const admin = await seller(context, 'Paula Pager');
+    await srv.deps.orm.em.fork().nativeUpdate(User, { id: admin.id }, { role: 'admin' });
+    const tag = `pager${Math.random().toString(36).slice(2, 8)}`;
+    const em = srv.deps.orm.em.fork();
+    for (let i = 0; i < 55; i++) em.create(User, { email: `${tag}-${String(i).padStart(2, '0')}@example.com`, name: `User ${i}`, emailVerified: true, image: null });
+    await em.flush();
+
+    await page.goto(`${srv.url}/dashboard/#/admin/users`);
+    await page.getByLabel('Search by email').fill(tag);
+    await page.getByText('1–50 of 55').waitFor();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: tag }).count()).toBe(50);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('51–55 of 55').waitFor();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: tag }).count()).toBe(5);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await shot(page, 'admin-users-page-2');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('1–50 of 55').waitFor();
+  });
 });

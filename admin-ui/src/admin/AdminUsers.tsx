@@ -35,15 +35,19 @@ export function useIsAdmin(): boolean {
   return !!probe.data?.success;
 }
 
+const PAGE_SIZE = 50;
+
 export const AdminUsers = () => {
   const client = useQueryClient();
   const [search, setSearch] = useState('');
+  const [page, setPage] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const users = useQuery({
-    queryKey: ['admin', 'users', search],
+    queryKey: ['admin', 'users', search, page],
     queryFn: () =>
       authApi<{ users: AdminUser[]; total: number }>('/admin/list-users', undefined, {
-        limit: 50,
+        limit: PAGE_SIZE,
+        offset: page * PAGE_SIZE,
         sortBy: 'createdAt',
         sortDirection: 'desc',
         ...(search ? { searchValue: search, searchField: 'email' } : {}),
@@ -63,7 +67,16 @@ export const AdminUsers = () => {
     <Box sx={{ mt: 2 }}>
       <Title title="Users" />
       <Stack spacing={2}>
-        <TextField label="Search by email" value={search} onChange={(e) => setSearch(e.target.value)} size="small" sx={{ maxWidth: 360 }} />
+        <TextField
+          label="Search by email"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(0);
+          }}
+          size="small"
+          sx={{ maxWidth: 360 }}
+        />
         {error || users.error ? (
           <Alert severity="error" role="alert">
             {error ?? users.error?.message}
@@ -114,6 +127,21 @@ export const AdminUsers = () => {
             </TableBody>
           </Table>
         </Box>
+        {users.data ? (
+          <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
+            <span>
+              {users.data.total === 0
+                ? 'No users'
+                : `${page * PAGE_SIZE + 1}–${page * PAGE_SIZE + users.data.users.length} of ${users.data.total}`}
+            </span>
+            <Button size="small" disabled={page === 0} onClick={() => setPage(page - 1)}>
+              Previous page
+            </Button>
+            <Button size="small" disabled={(page + 1) * PAGE_SIZE >= users.data.total} onClick={() => setPage(page + 1)}>
+              Next page
+            </Button>
+          </Stack>
+        ) : null}
       </Stack>
     </Box>
   );
