@@ -51,6 +51,12 @@ export function requestListener(deps: Deps, app: express.Express): http.RequestL
 }
 
 /**
+ * Request line and headers up to 64 KiB (Node's default is 16 KiB): a query at its documented maximum
+ * lengths, percent-encoded, still reaches validation (a 422 naming the field), not a bare 431.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
  * A client gets 20 s to send its headers and 30 s for its whole request (slow senders do not hold
  * sockets and memory); idle keep-alive sockets close after 5 s.
  */
@@ -71,7 +77,7 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
   // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
   app.set('trust proxy', deps.cfg.TRUST_PROXY);
   app.listen = ((...args: Parameters<http.Server['listen']>) =>
-    withTimeouts(http.createServer(requestListener(deps, app))).listen(...args)) as unknown as express.Express['listen'];
+    withTimeouts(http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, requestListener(deps, app))).listen(...args)) as unknown as express.Express['listen'];
 
   // Request id and one structured log line per request.
   app.use((req, res, next) => {

@@ -163,7 +163,7 @@ export const routes: RouteSpec[] = [
     summary: 'Start connecting a GitHub or Discord account (answers the provider’s authorize URL)',
     tags: ['customer-portal'],
     auth: { kinds: ['customer'], scopes: ['customer_portal:write'] },
-    query: z.object({ platform: platformSchema, return_to: z.string().max(2048) }),
+    query: z.object({ platform: platformSchema, return_to: z.string().max(1024) }),
     response: z.object({ url: z.string() }),
     async handler({ query, principal, deps }) {
       requireFullSession(principal, 'Connecting an account');
@@ -188,7 +188,9 @@ export const routes: RouteSpec[] = [
     summary: 'Where GitHub / Discord send the customer back (redirects to the portal page that started it)',
     tags: ['customer-portal'],
     auth: 'public',
-    query: z.object({ state: z.string().max(4096), code: z.string().max(1024).optional(), error: z.string().max(255).optional() }),
+    // A state carries a return_to of at most 1024 characters: 2048 bounds it, and keeps an over-long
+    // one within the URL size Node accepts (so it is a 422, not a 431).
+    query: z.object({ state: z.string().max(2048), code: z.string().max(1024).optional(), error: z.string().max(255).optional() }),
     status: 303,
     async handler({ query, em, deps, res }) {
       let claims;
