@@ -35,7 +35,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
-import { createRunNamespace, deleteNamespace, describeFootprint, footprint, runNamespaceName } from '../../infra/src/temporal-housekeeping.ts';
+import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
+import { benchNamespace } from '../common.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -316,11 +317,7 @@ dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout
 const databaseUrl = dbUrl.toString();
 const taskQueue = `bench-checkout-${randomUUID().slice(0, 8)}`;
 await ensureDatabase(databaseUrl, { recreate: true });
-// What the stack held before (a used stack is slower: docs/performance.md); the bench's runs go into a
-// namespace of their own, deleted at the end with every run in it.
-const usedStack = describeFootprint(await footprint(base.TEMPORAL_ADDRESS, base.TEMPORAL_NAMESPACE));
-const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'bench');
-await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
+const { used: usedStack, namespace } = await benchNamespace(base);
 
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;

@@ -19,7 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { loadConfig } from '../../api/src/config.ts';
-import { createRunNamespace, deleteNamespace, describeFootprint, footprint, runNamespaceName } from '../../infra/src/temporal-housekeeping.ts';
+import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
+import { arg, benchNamespace, pool, secs } from '../common.ts';
 import { closeDeps, createDeps } from '../../api/src/deps.ts';
 import { migrate } from '../../api/src/kit/db.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
@@ -36,30 +37,11 @@ import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createWorker } from '../../workers/src/worker.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const raw = i >= 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  if (raw === undefined) return fallback;
-  const m = /^([\d_.]+)([k]?)$/i.exec(raw.trim());
-  if (!m) throw new Error(`--${name}: not a number: ${raw}`);
-  return Math.round(Number(m[1]!.replace(/_/g, '')) * (m[2] ? 1000 : 1));
-}
 const N = arg('count', 10_000);
 const E = arg('events', 1_000_000);
 const START_CONCURRENCY = arg('start-concurrency', 64);
 const KEEP = process.argv.includes('--keep');
 const PRICE = 1999;
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
-
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function main() {
   const base = loadConfig();
@@ -67,11 +49,7 @@ async function main() {
   url.pathname = `${url.pathname}_bench_usage_renewals`;
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl, { recreate: true });
-  // What the stack held before (a used stack is slower: docs/performance.md); the runs go into a
-  // namespace of their own, deleted at the end with every run in it.
-  const used = describeFootprint(await footprint(base.TEMPORAL_ADDRESS, base.TEMPORAL_NAMESPACE));
-  const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'bench');
-  await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
+  const { used, namespace } = await benchNamespace(base);
   const cfg = loadConfig({
     ...process.env,
     TEMPORAL_NAMESPACE: namespace,
