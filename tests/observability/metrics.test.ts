@@ -10,12 +10,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installTemporalMetrics, startWorkerMetricsServer, type WorkerMetricsServer } from '../../workers/src/metrics.ts';
-import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
-import { Customer } from '../../api/src/modules/customers/entities.ts';
-import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
-import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
+import { declineRenewalNow } from './declined-renewal.ts';
 import { GRANT_SCOPES, buy, call, productWith, until, type Seller } from '../grants/helpers.ts';
 
 const SLOW = 240_000;
@@ -97,31 +94,7 @@ describe('metrics', { timeout: SLOW }, () => {
     expect(missing.status).toBe(404);
 
     // The buyer's card now declines and the period ends: the renewal is declined and dunning starts.
-    const em = srv.deps.orm.em.fork();
-    const customer = await em.findOneOrFail(Customer, { id: p.customerId });
-    const processor = srv.deps.processor;
-    const saved = await processor.setupPaymentMethod({
-      confirmationTokenId: 'tok_chargeCustomerFail',
-      processorCustomerId: customer.processorCustomerId!,
-      idempotencyKey: `metrics-pm:${randomUUID()}`,
-    });
-    if (saved.status !== 'succeeded') throw new Error(`payment method: ${saved.status}`);
-    await em.nativeUpdate(PaymentMethod, { customer: p.customerId }, { isDefault: false });
-    em.create(PaymentMethod, {
-      customer,
-      processor: processor.name,
-      processorId: saved.paymentMethod.id,
-      brand: saved.paymentMethod.brand,
-      last4: saved.paymentMethod.last4,
-      expMonth: saved.paymentMethod.expMonth,
-      expYear: saved.paymentMethod.expYear,
-      wallet: null,
-      isDefault: true,
-      deletedAt: null,
-    });
-    await em.flush();
-    await em.nativeUpdate(Subscription, { id: p.subscriptionId! }, { currentPeriodEnd: new Date(Date.now() + 1000) });
-    await srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(p.subscriptionId!)).signal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
+    await declineRenewalNow(srv, p.customerId, p.subscriptionId!);
 
     // API: requests and latency by route template (never the raw path), errors by name.
     const api = await scrape(`${srv.url}/metrics`);

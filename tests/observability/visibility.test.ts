@@ -8,13 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
-import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, subscriptionWorkflowId } from '../../workflows/src/ids.ts';
+import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { SEARCH_ATTRIBUTES, type RunKey } from '../../workflows/src/metadata.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { seller } from '../harness.ts';
+import { declineRenewalNow } from './declined-renewal.ts';
 import { inTransaction } from '../../api/src/kit/db.ts';
 import { benefitRequestsRun } from '../../api/src/kit/run-metadata.ts';
 import { startPendingWorkflows, startWorkflow, WorkflowStart } from '../../api/src/kit/workflow-starts.ts';
@@ -99,34 +99,9 @@ describe('finding runs by customer and organization', { timeout: SLOW }, () => {
     const subscriptionId = p.subscriptionId!;
     await listUntil(`SubscriptionId = "${subscriptionId}" AND SubscriptionStatus = "active"`, (r) => r.length > 0);
 
-    // The buyer's card now declines off-session (the sandbox's tok_chargeCustomerFail), and the period
-    // ends now: the workflow, told its schedule changed, renews at once and the charge is declined.
+    // The buyer's card now declines off-session and the period ends now: the renewal is declined.
+    await declineRenewalNow(env.srv, p.customerId, subscriptionId);
     const em = env.srv.deps.orm.em.fork();
-    const customer = await em.findOneOrFail(Customer, { id: p.customerId });
-    const processor = env.srv.deps.processor;
-    const saved = await processor.setupPaymentMethod({
-      confirmationTokenId: 'tok_chargeCustomerFail',
-      processorCustomerId: customer.processorCustomerId!,
-      idempotencyKey: `observability-pm:${randomUUID()}`,
-    });
-    expect(saved.status).toBe('succeeded');
-    if (saved.status !== 'succeeded') return;
-    await em.nativeUpdate(PaymentMethod, { customer: p.customerId }, { isDefault: false });
-    em.create(PaymentMethod, {
-      customer,
-      processor: processor.name,
-      processorId: saved.paymentMethod.id,
-      brand: saved.paymentMethod.brand,
-      last4: saved.paymentMethod.last4,
-      expMonth: saved.paymentMethod.expMonth,
-      expYear: saved.paymentMethod.expYear,
-      wallet: null,
-      isDefault: true,
-      deletedAt: null,
-    });
-    await em.flush();
-    await em.nativeUpdate(Subscription, { id: subscriptionId }, { currentPeriodEnd: new Date(Date.now() + 1000) });
-    await env.srv.deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
 
     const pastDue = await listUntil(`OrganizationId = "${s.organization.id}" AND SubscriptionStatus = "past_due"`, (r) =>
       r.some((x) => x.workflowId === subscriptionWorkflowId(subscriptionId)),
