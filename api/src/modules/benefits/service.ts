@@ -1,16 +1,36 @@
-/** Benefit rules. Services never commit on their own: the caller's transaction does. */
+/**
+ * Benefit rules. Services never commit on their own: the caller's transaction does. Each write
+ * flushes and emits its webhook event (`benefit.created`, `benefit.updated`, `product.updated`).
+ */
+import type { Deps } from '../../deps.ts';
 import type { EntityManager } from '../../kit/db.ts';
-import { NotPermitted, fieldError } from '../../kit/errors.ts';
+import { NotPermitted, ResourceNotFound, fieldError } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
+import type { AfterCommit } from '../../kit/route-helpers.ts';
 import { Organization } from '../organizations/entities.ts';
-import { Product, ProductBenefit } from '../products/entities.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
+import { ProductBenefit } from '../products/entities.ts';
+import { emitProductsUpdated } from '../products/events.ts';
+import { flushAndEmit } from '../webhooks/outbox.ts';
 import { Benefit } from './entities.ts';
-import type { BenefitCreate, BenefitUpdate } from './schemas.ts';
+import { queueBenefitRequestsDurably } from './lifecycle.ts';
+import { serializeBenefit, type BenefitCreate, type BenefitRead, type BenefitUpdate } from './schemas.ts';
 import { strategyFor } from './types/index.ts';
 
-export async function createBenefit(em: EntityManager, organizationId: string, input: BenefitCreate): Promise<Benefit> {
-  const properties = await strategyFor(input.type).validateProperties({ em, organizationId }, input.properties);
-  return em.create(Benefit, {
-    organization: em.getReference(Organization, organizationId),
+/** A live benefit the principal can see; 404 otherwise. */
+export async function findVisibleBenefit(em: EntityManager, principal: Principal, id: string): Promise<Benefit> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const benefit = await em.findOne(Benefit, { id, organization: { $in: orgIds }, deletedAt: null });
+  if (!benefit) throw ResourceNotFound('Benefit not found');
+  return benefit;
+}
+
+/** Creates a benefit in the organization the body names (or the caller's) and emits `benefit.created`. */
+export async function createBenefit(tx: EntityManager, principal: Principal, input: BenefitCreate): Promise<BenefitRead> {
+  const organizationId = await resolveWriteOrganization(tx, principal, input.organization_id);
+  const properties = await strategyFor(input.type).validateProperties({ em: tx, organizationId }, input.properties);
+  const benefit = tx.create(Benefit, {
+    organization: tx.getReference(Organization, organizationId),
     type: input.type,
     description: input.description,
     isTaxApplicable: input.type === 'custom' ? (input.is_tax_applicable ?? false) : false,
@@ -19,13 +39,35 @@ export async function createBenefit(em: EntityManager, organizationId: string, i
     properties,
     deletedAt: null,
   });
+  return flushAndEmit(tx, organizationId, 'benefit.created', () => serializeBenefit(benefit));
 }
 
 /**
- * Applies a PATCH. The body's `type` must be the benefit's; `properties`, when given, replace the
- * stored ones (validated like on creation). Returns whether existing grants need refreshing.
+ * Applies a PATCH and emits `benefit.updated`. When the change reaches existing grants (new limits,
+ * files, repository, role), they follow it in the background (benefit-requests workflow).
  */
-export async function updateBenefit(em: EntityManager, benefit: Benefit, input: BenefitUpdate): Promise<{ requiresUpdate: boolean }> {
+export async function updateBenefit(
+  tx: EntityManager,
+  afterCommit: AfterCommit,
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  input: BenefitUpdate,
+): Promise<BenefitRead> {
+  const benefit = await findVisibleBenefit(tx, principal, id);
+  const { requiresUpdate } = await applyBenefitUpdate(tx, benefit, input);
+  const data = await flushAndEmit(tx, benefit.organization.id, 'benefit.updated', () => serializeBenefit(benefit));
+  if (requiresUpdate) {
+    queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'update' }, benefit.organization.id);
+  }
+  return data;
+}
+
+/**
+ * The body's `type` must be the benefit's; `properties`, when given, replace the stored ones
+ * (validated like on creation). Returns whether existing grants need refreshing.
+ */
+async function applyBenefitUpdate(em: EntityManager, benefit: Benefit, input: BenefitUpdate): Promise<{ requiresUpdate: boolean }> {
   if (input.type !== benefit.type) {
     throw fieldError(['body', 'type'], 'The type of a benefit cannot be changed.', 'value_error', input.type);
   }
@@ -46,13 +88,15 @@ export async function updateBenefit(em: EntityManager, benefit: Benefit, input: 
 }
 
 /**
- * Soft-deletes a benefit and detaches it from every product. Benefits marked non-deletable answer
- * 403. Returns the products that lost it (the route then revokes its grants through the grant workflows).
+ * Soft-deletes a benefit and detaches it from every product (each emits `product.updated`). Benefits
+ * marked non-deletable answer 403. Its grants are revoked in the background (benefit-grant workflows).
  */
-export async function deleteBenefit(em: EntityManager, benefit: Benefit): Promise<Product[]> {
+export async function deleteBenefit(tx: EntityManager, afterCommit: AfterCommit, deps: Deps, principal: Principal, id: string): Promise<void> {
+  const benefit = await findVisibleBenefit(tx, principal, id);
   if (!benefit.deletable) throw NotPermitted('This benefit cannot be deleted.');
   benefit.deletedAt = new Date();
-  const links = await em.find(ProductBenefit, { benefit }, { populate: ['product'] });
-  for (const link of links) em.remove(link);
-  return links.map((l) => l.product);
+  const links = await tx.find(ProductBenefit, { benefit }, { populate: ['product'] });
+  for (const link of links) tx.remove(link);
+  queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'benefit-changed', benefitId: benefit.id, action: 'revoke' }, benefit.organization.id);
+  await emitProductsUpdated(tx, links.map((l) => l.product));
 }

@@ -25,3 +25,20 @@ export function emitEvent(
 ): OutboxEvent {
   return em.create(OutboxEvent, { organizationId, type, data, dispatchedAt: null });
 }
+
+/**
+ * Flushes the change, then writes `type` with the read model `serialize` builds from the flushed rows
+ * and flushes the event: how a service emits an event for what it just wrote. Returns the read model.
+ */
+export async function flushAndEmit<T extends Record<string, unknown>>(
+  tx: EntityManager,
+  organizationId: string,
+  type: WebhookEventType,
+  serialize: () => T,
+): Promise<T> {
+  await tx.flush();
+  const data = serialize();
+  emitEvent(tx, organizationId, type, data);
+  await tx.flush();
+  return data;
+}
