@@ -2,6 +2,7 @@
  * Shapes every /v1 route repeats: the list envelope, the seller credential requirement, metadata as
  * read, and the by-id / create / update / delete route declarations with their one transaction.
  */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod/v4';
 import { inTransaction, type EntityManager } from './db.ts';
 import type { AuthRequirement } from './principals.ts';
@@ -88,4 +89,17 @@ function inOneTransaction<C extends HandlerContext<unknown, unknown, unknown>, T
   work: (tx: EntityManager, ctx: never) => Promise<T>,
 ): Promise<T> {
   return transact(ctx.em, (tx, afterCommit) => work(tx, { ...ctx, afterCommit } as never));
+}
+
+/**
+ * Flushes; a violation of the unique index `index` (a concurrent request took the same slug or code
+ * between the service's check and the insert) becomes `conflict()`, the same 422 as the check.
+ */
+export async function flushUnique(tx: EntityManager, index: string, conflict: () => Error): Promise<void> {
+  try {
+    await tx.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException && String(err.message).includes(index)) throw conflict();
+    throw err;
+  }
 }
