@@ -31,6 +31,7 @@ import { CustomerSessionCode } from './customer-portal/sign-in-entities.ts';
 import { Refund } from './refunds/entities.ts';
 import { oauth2Entities } from './oauth2/entities.ts';
 import { IdempotencyKey } from './idempotency/entities.ts';
+import { TrialRedemption } from './trials/entities.ts';
 
 export const allEntities = [
   User, Account, Session, Verification, RateLimit,
@@ -57,4 +58,5 @@ export const allEntities = [
   Pledge,
   ...oauth2Entities,
   IdempotencyKey,
+  TrialRedemption,
 ];

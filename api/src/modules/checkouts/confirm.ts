@@ -32,7 +32,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { RequestValidationError, ResourceAlreadyExists, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
+import { ApiError, RequestValidationError, ResourceAlreadyExists, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { emitCustomerEvent } from '../customers/service.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
@@ -40,6 +40,7 @@ import { Order } from '../orders/entities.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
 import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
+import { redeemTrial, TrialAlreadyRedeemed } from '../trials/index.ts';
 import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { validateCustomFieldData } from './custom-field-data.ts';
@@ -279,9 +280,21 @@ export async function confirmCheckout(
         throw abort;
       }
       if (abort.refund && charged.chargeId) await refundUnfulfilledCharge(em, processor, refund);
+      if (abort.error instanceof ApiError && abort.error.error === 'TrialAlreadyRedeemed') await withoutTrial(em, deps, p.checkoutId);
       throw abort.error;
     }
   }
+}
+
+/** The checkout whose trial another confirmation redeemed first: recomputed (now charging the first period) and announced. */
+async function withoutTrial(em: EntityManager, deps: ConfirmDeps, checkoutId: string): Promise<void> {
+  await em.fork().transactional(async (tx) => {
+    const c = await tx.findOne(Checkout, { id: checkoutId, status: 'open' }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: CHECKOUT_POPULATE });
+    if (!c) return;
+    await updateCheckout(tx, c, {}, 'public');
+    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+    await tx.flush();
+  });
 }
 
 /** Step 3's transaction (see the file comment); throws `Abort` when the confirmation must not happen. */
@@ -331,6 +344,8 @@ async function commitConfirmation(
     // Checkout-scoped: typing an email proves nothing, so the token reaches only what this checkout bought.
     const { token } = createCustomerSession(tx, customer, { checkout: c });
     await tx.flush();
+    // One trial per customer and product, decided by the trial_redemptions unique keys (trials/index.ts).
+    if (c.activeTrialInterval && !(await redeemTrial(tx, c, customer.id))) throw new Abort(TrialAlreadyRedeemed(), charged.chargeId != null);
     emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
     if (created) emitCustomerEvent(tx, customer, 'created');
     else if (updated) emitCustomerEvent(tx, customer, 'updated');

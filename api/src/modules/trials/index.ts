@@ -6,18 +6,23 @@
  * fulfilment starts a `trialing` subscription whose first period is the trial, converted at its end by
  * the first charge (subscriptions/service.ts renewal).
  *
- * One trial per customer and product: a customer who already had a trial subscription of the product
- * (known at the checkout by `customer_id`/external id or by the email typed) gets no trial and pays
- * the first period at once, as a checkout without a trial.
+ * One trial per customer and product: a customer who already had a trial of the product (known at the
+ * checkout by `customer_id`/external id or by the email typed) gets no trial and pays the first period
+ * at once, as a checkout without a trial. The confirmation that gives a trial records it
+ * (`redeemTrial`, a `trial_redemptions` row unique per product and customer, and per product and email)
+ * in its commit: of two checkouts of one buyer confirmed at once, the second finds the row and is
+ * refused with `TrialAlreadyRedeemed` (nothing charged; its checkout then charges the first period).
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
-import type { ValidationIssue } from '../../kit/errors.ts';
+import { ApiError, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { addMonths } from '../pricing/index.ts';
 import { Subscription } from '../subscriptions/entities.ts';
 
 import { TRIAL_INTERVALS, type TrialInterval } from './intervals.ts';
+import { TrialRedemption } from './entities.ts';
 
 export { TRIAL_INTERVALS, type TrialInterval };
 
@@ -102,9 +107,38 @@ export function trialEnd(start: Date, t: Trial): Date {
   }
 }
 
-/** Whether the customer ever had a trial subscription of the product. */
-export async function hadTrial(em: EntityManager, customerId: string, productId: string): Promise<boolean> {
-  return (await em.count(Subscription, { customer: customerId, product: productId, trialStart: { $ne: null } })) > 0;
+/** Whether the customer (or, when given, anyone with the email) ever had a trial of the product. */
+export async function hadTrial(em: EntityManager, customerId: string | null, productId: string, email?: string | null): Promise<boolean> {
+  const who = [...(customerId ? [{ customer: customerId }] : []), ...(email ? [{ customerEmail: email.toLowerCase() }] : [])];
+  if (!who.length) return false;
+  if (await em.count(TrialRedemption, { product: productId, $or: who })) return true;
+  return customerId != null && (await em.count(Subscription, { customer: customerId, product: productId, trialStart: { $ne: null } })) > 0;
+}
+
+export const TrialAlreadyRedeemed = () =>
+  new ApiError(
+    403,
+    'TrialAlreadyRedeemed',
+    'A trial of this product was already used by this customer. Nothing was charged; the checkout now charges the first period: confirm again to pay it.',
+  );
+
+/**
+ * Records the trial a confirming checkout gives to `customerId` (flushed already), inside the
+ * confirmation's transaction. False when the customer or the email already redeemed a trial of the
+ * product, possibly by a checkout committed a moment ago: the unique keys decide, so two concurrent
+ * confirmations cannot both win.
+ */
+export async function redeemTrial(
+  tx: EntityManager,
+  c: { id: string; organization: { id: string }; product: { id: string }; customerEmail?: string | null },
+  customerId: string,
+): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `insert into "trial_redemptions" ("id", "organization_id", "product_id", "customer_id", "customer_email", "checkout_id", "created_at")
+     values (?, ?, ?, ?, ?, ?, now()) on conflict do nothing returning "id"`,
+    [randomUUID(), c.organization.id, c.product.id, customerId, (c.customerEmail ?? '').toLowerCase(), c.id],
+  );
+  return rows.length === 1;
 }
 
 /** What `activeCheckoutTrial` reads of a checkout. */
@@ -129,7 +163,7 @@ export async function activeCheckoutTrial(em: EntityManager, c: CheckoutTrialInp
     (c.customerEmail
       ? (await em.findOne(Customer, { organization: c.organization.id, email: c.customerEmail, deletedAt: null }, { fields: ['id'] }))?.id
       : undefined);
-  if (customerId && (await hadTrial(em, customerId, c.product.id))) return null;
+  if (await hadTrial(em, customerId ?? null, c.product.id, c.customerEmail)) return null;
   return trial;
 }
 
