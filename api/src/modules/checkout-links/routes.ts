@@ -12,17 +12,18 @@ import { CheckoutLink } from './entities.ts';
 import { checkoutLinkCreateSchema, checkoutLinkSchema, checkoutLinkUpdateSchema, serializeCheckoutLink } from './schemas.ts';
 import {
   CHECKOUT_LINK_POPULATE,
+  createCheckoutFromLinkSecret,
   createCheckoutLink,
   deleteCheckoutLink,
-  findCheckoutLinkBySecret,
   getVisibleCheckoutLink,
   updateCheckoutLink,
 } from './service.ts';
+import { inTransaction } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { commitNewCheckout } from '../checkouts/commit.ts';
 import { checkoutUrl } from '../checkouts/schemas.ts';
-import { createCheckoutFromLink, type LinkPrefill } from '../checkouts/service.ts';
+import type { LinkPrefill } from '../checkouts/service.ts';
 import { customerEmailSchema } from '../customers/schemas.ts';
 
 const READ: AuthRequirement = sellerAuth('checkout_links:read');
@@ -41,9 +42,7 @@ export const routes: RouteSpec[] = [
     status: 201,
     response: checkoutLinkSchema,
     async handler({ body, principal, em, deps }) {
-      const link = await createCheckoutLink(em, principal, body);
-      await em.flush();
-      await em.populate(link, CHECKOUT_LINK_POPULATE);
+      const { result: link } = await inTransaction(em, (tx) => createCheckoutLink(tx, principal, body));
       return serializeCheckoutLink(link, deps.cfg.PUBLIC_URL);
     },
   }),
@@ -114,10 +113,7 @@ export const routes: RouteSpec[] = [
     body: checkoutLinkUpdateSchema,
     response: checkoutLinkSchema,
     async handler({ params, body, principal, em, deps }) {
-      const link = await getVisibleCheckoutLink(em, principal, params.id);
-      await updateCheckoutLink(em, link, body);
-      await em.flush();
-      await em.populate(link, CHECKOUT_LINK_POPULATE);
+      const { result: link } = await inTransaction(em, (tx) => updateCheckoutLink(tx, principal, params.id, body));
       return serializeCheckoutLink(link, deps.cfg.PUBLIC_URL);
     },
   }),
@@ -130,8 +126,7 @@ export const routes: RouteSpec[] = [
     params: idParams,
     status: 204,
     async handler({ params, principal, em }) {
-      deleteCheckoutLink(await getVisibleCheckoutLink(em, principal, params.id));
-      await em.flush();
+      await inTransaction(em, (tx) => deleteCheckoutLink(tx, principal, params.id));
     },
   }),
   route({
@@ -159,11 +154,9 @@ export const routes: RouteSpec[] = [
         amount,
         customer_ip_address: req.ip ?? null,
       };
-      const checkout = await commitNewCheckout(em, deps, async (tx) => {
-        const link = await findCheckoutLinkBySecret(tx, params.client_secret);
-        if (!link) throw ResourceNotFound('Checkout link not found');
-        return createCheckoutFromLink(tx, link, prefill, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS });
-      });
+      const checkout = await commitNewCheckout(em, deps, (tx) =>
+        createCheckoutFromLinkSecret(tx, params.client_secret, prefill, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS }),
+      );
       if (!checkout) throw ResourceNotFound('Checkout link has no product available');
       res.redirect(302, checkoutUrl(deps.cfg.PUBLIC_URL, checkout.clientSecret));
     },

@@ -11,6 +11,8 @@ import { Discount } from '../discounts/entities.ts';
 import { CheckoutLink } from './entities.ts';
 import type { CheckoutLinkCreate, CheckoutLinkUpdate } from './schemas.ts';
 import { trialColumns, trialFromInput } from '../trials/index.ts';
+import type { Checkout } from '../checkouts/entities.ts';
+import { createCheckoutFromLink, type LinkPrefill } from '../checkouts/service.ts';
 
 export const CHECKOUT_LINK_SECRET_PREFIX = 'polar_cl_';
 /** Everything `serializeCheckoutLink` reads: each product's read model, the discount, the chosen price. */
@@ -71,6 +73,7 @@ async function resolveDiscount(em: EntityManager, organizationId: string, id: st
   return d;
 }
 
+/** Creates a link in the caller's transaction; answered with everything its read model shows. */
 export async function createCheckoutLink(em: EntityManager, principal: Principal, input: CheckoutLinkCreate): Promise<CheckoutLink> {
   const orgIds = await visibleOrganizationIds(em, principal);
   let products: Product[];
@@ -108,10 +111,18 @@ export async function createCheckoutLink(em: EntityManager, principal: Principal
     deletedAt: null,
   });
   for (const p of products) link.products.add(p);
+  return flushed(em, link);
+}
+
+async function flushed(em: EntityManager, link: CheckoutLink): Promise<CheckoutLink> {
+  await em.flush();
+  await em.populate(link, CHECKOUT_LINK_POPULATE);
   return link;
 }
 
-export async function updateCheckoutLink(em: EntityManager, link: CheckoutLink, input: CheckoutLinkUpdate): Promise<void> {
+/** Changes a link the principal can see (404 otherwise), in the caller's transaction. */
+export async function updateCheckoutLink(em: EntityManager, principal: Principal, id: string, input: CheckoutLinkUpdate): Promise<CheckoutLink> {
+  const link = await getVisibleCheckoutLink(em, principal, id);
   const organizationId = link.organization.id;
   const products =
     input.products != null
@@ -129,6 +140,7 @@ export async function updateCheckoutLink(em: EntityManager, link: CheckoutLink, 
   if (input.allow_discount_codes != null) link.allowDiscountCodes = input.allow_discount_codes;
   if (input.success_url !== undefined) link.successUrl = input.success_url;
   if (input.metadata != null) link.metadata = input.metadata;
+  return flushed(em, link);
 }
 
 /** A link's trial: its products must all be recurring (422 at `trial_interval` otherwise). */
@@ -139,6 +151,21 @@ function linkTrial(input: Parameters<typeof trialFromInput>[0], products: Produc
   return trial;
 }
 
-export function deleteCheckoutLink(link: CheckoutLink): void {
+/** Soft delete of a link the principal can see (404 otherwise): its secret no longer starts checkouts. */
+export async function deleteCheckoutLink(em: EntityManager, principal: Principal, id: string): Promise<void> {
+  const link = await getVisibleCheckoutLink(em, principal, id);
   link.deletedAt = new Date();
+  await em.flush();
+}
+
+/** A new checkout from the live link with this secret (404 when there is none); null when it has no product available. */
+export async function createCheckoutFromLinkSecret(
+  tx: EntityManager,
+  clientSecret: string,
+  prefill: LinkPrefill,
+  options: { ttlSeconds: number },
+): Promise<Checkout | null> {
+  const link = await findCheckoutLinkBySecret(tx, clientSecret);
+  if (!link) throw ResourceNotFound('Checkout link not found');
+  return createCheckoutFromLink(tx, link, prefill, options);
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { inTransaction } from '../../kit/db.ts';
 import { startWorkflow } from '../../kit/workflow-starts.ts';
 import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
@@ -15,7 +15,6 @@ import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { scopedOrganizationIds } from '../organizations/scope.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
 import { CHECKOUT_STATUSES, Checkout } from './entities.ts';
 import {
   checkoutConfirmSchema,
@@ -31,19 +30,14 @@ import {
 import { confirmCheckout } from './confirm.ts';
 import { commitNewCheckout } from './commit.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
-import { createCheckout, getCheckoutBySecret, getVisibleCheckout, updateCheckout } from './service.ts';
+import { createCheckout, getCheckoutBySecret, getVisibleCheckout } from './service.ts';
+import { updateCheckoutBySecret, updateVisibleCheckout } from './updates.ts';
 
 const READ: AuthRequirement = sellerAuth('checkouts:read');
 const WRITE: AuthRequirement = sellerAuth('checkouts:write');
 const idParams = z.object({ id: z.uuid() });
 const secretParams = z.object({ client_secret: z.string().min(1).max(128) });
 const listSchema = listOf(checkoutSchema);
-
-async function flushUpdated(tx: EntityManager, c: Checkout, publicUrl: string): Promise<void> {
-  await tx.flush();
-  emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, publicUrl));
-  await tx.flush();
-}
 
 export const routes: RouteSpec[] = [
   route({
@@ -127,13 +121,8 @@ export const routes: RouteSpec[] = [
     body: checkoutUpdateSchema,
     response: checkoutSchema,
     async handler({ params, body, principal, em, deps }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const c = await getVisibleCheckout(tx, principal, params.id, { lock: true });
-        await updateCheckout(tx, c, body, 'seller');
-        await flushUpdated(tx, c, deps.cfg.PUBLIC_URL);
-        return serializeCheckout(c, deps.cfg.PUBLIC_URL);
-      });
-      return result;
+      const { result: c } = await inTransaction(em, (tx) => updateVisibleCheckout(tx, principal, params.id, body, deps.cfg.PUBLIC_URL));
+      return serializeCheckout(c, deps.cfg.PUBLIC_URL);
     },
   }),
   route({
@@ -160,13 +149,8 @@ export const routes: RouteSpec[] = [
     body: checkoutUpdatePublicSchema,
     response: checkoutPublicSchema,
     async handler({ params, body, em, deps }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const c = await getCheckoutBySecret(tx, params.client_secret, { lock: true });
-        await updateCheckout(tx, c, body, 'public');
-        await flushUpdated(tx, c, deps.cfg.PUBLIC_URL);
-        return serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL);
-      });
-      return result;
+      const { result: c } = await inTransaction(em, (tx) => updateCheckoutBySecret(tx, params.client_secret, body, deps.cfg.PUBLIC_URL));
+      return serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL);
     },
   }),
   route({

@@ -17,18 +17,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod/v4';
 import type { Config } from '../../config.ts';
-import type { Deps } from '../../deps.ts';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { ApiError, fieldError, ResourceNotFound } from '../../kit/errors.ts';
+import { inTransaction } from '../../kit/db.ts';
+import { ApiError, fieldError } from '../../kit/errors.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
-import { updateGrantAsCustomer } from '../benefits/accounts.ts';
-import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
-import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
-import { serializeBenefit } from '../benefits/schemas.ts';
-import { Customer } from '../customers/entities.ts';
 import { requireFullSession } from './scope.ts';
+import { forgetConnectedAccount, linkConnectedAccount } from './service.ts';
 
 export const OAUTH_PLATFORMS = ['github', 'discord'] as const;
 export type OAuthPlatform = (typeof OAUTH_PLATFORMS)[number];
@@ -123,37 +117,6 @@ async function exchange(p: Provider, code: string, redirectUri: string): Promise
   }
 }
 
-/**
- * Stores the account on the customer and hands it to the customer's grants of that platform that
- * have none yet (answers how many). Requests for the grant workflow are queued durably.
- */
-async function linkAccount(deps: Deps, em: EntityManager, customerId: string, platform: OAuthPlatform, account: { id: string; username: string }) {
-  const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
-    const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null });
-    if (!customer) throw ResourceNotFound('Customer not found');
-    customer.oauthAccounts = { ...(customer.oauthAccounts ?? {}), [platform]: { account_id: account.id, account_username: account.username } };
-    await tx.flush();
-    const grants = await tx.find(BenefitGrant, { customer: customerId, revokedAt: null, grantedAt: null, benefit: { type: BENEFIT_TYPE[platform] } });
-    let linked = 0;
-    for (const g of grants.filter((x) => !x.properties.account_id)) {
-      const u = await updateGrantAsCustomer(tx, deps.integrations, customerId, g.id, { benefit_type: BENEFIT_TYPE[platform], properties: { account_id: account.id } });
-      if (!u.changed) continue;
-      linked++;
-      await tx.flush();
-      emitEvent(tx, u.grant.benefit.organization.id, 'benefit_grant.updated', {
-        ...serializeBenefitGrant(u.grant),
-        benefit: serializeBenefit(u.grant.benefit),
-        previous_properties: u.previous,
-      });
-      await tx.flush();
-      queueBenefitRequestsDurably(tx, after, deps, { kind: 'grant-requests', benefitId: u.grant.benefit.id, customerId, requests: u.requests }, u.grant.benefit.organization.id);
-    }
-    return linked;
-  });
-  await afterCommit();
-  return result;
-}
-
 const platformSchema = z.enum(OAUTH_PLATFORMS);
 
 export const routes: RouteSpec[] = [
@@ -214,7 +177,8 @@ export const routes: RouteSpec[] = [
       } catch (err) {
         return fail(err instanceof OAuthFailure ? err.message : 'failed');
       }
-      await linkAccount(deps, em, claims.sub!, platform, account);
+      const { afterCommit } = await inTransaction(em, (tx, after) => linkConnectedAccount(tx, after, deps, claims.sub!, BENEFIT_TYPE[platform], platform, account));
+      await afterCommit();
       back.searchParams.set('connected', platform);
       res.redirect(303, back.toString());
     },
@@ -229,13 +193,7 @@ export const routes: RouteSpec[] = [
     status: 204,
     async handler({ params, principal, em }) {
       requireFullSession(principal, 'Disconnecting an account');
-      await inTransaction(em, async (tx) => {
-        const c = await tx.findOneOrFail(Customer, { id: asCustomer(principal).customerId });
-        if (!c.oauthAccounts?.[params.platform]) throw ResourceNotFound('No such connected account');
-        const { [params.platform]: _gone, ...rest } = c.oauthAccounts;
-        c.oauthAccounts = rest;
-        await tx.flush();
-      });
+      await inTransaction(em, (tx) => forgetConnectedAccount(tx, asCustomer(principal).customerId, params.platform));
     },
   }),
 ];

@@ -4,24 +4,15 @@
  * confirmation token; PATCH `{ "default": true }` makes one the default (the card renewals and dunning
  * retries charge); deleting one detaches it at the processor. Another customer's method is a 404.
  */
-import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod/v4';
 import { inTransaction } from '../../kit/db.ts';
-import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { Customer } from '../customers/entities.ts';
-import { PaymentMethod } from '../payment-methods/entities.ts';
-import {
-  deletePaymentMethod,
-  listPaymentMethods,
-  savePaymentMethod,
-  setDefaultPaymentMethod,
-} from '../payment-methods/service.ts';
-import { PaymentError, ProcessorError } from '../payments/processor.ts';
+import type { PaymentMethod } from '../payment-methods/entities.ts';
+import { listPaymentMethods } from '../payment-methods/service.ts';
 import { requireFullSession, sessionCheckoutId } from './scope.ts';
+import { addPaymentMethod, makeDefaultPaymentMethod, removePaymentMethod } from './wallet.ts';
 
 const kinds: Principal['kind'][] = ['customer'];
 const read = { kinds, scopes: ['customer_portal:read'] };
@@ -98,36 +89,8 @@ export const routes: RouteSpec[] = [
     async handler({ body, principal, em, deps }) {
       requireFullSession(principal, 'Saving a payment method');
       const { customerId } = asCustomer(principal);
-      const processor = deps.processor;
-      const { result } = await inTransaction(em, async (tx) => {
-        const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!customer) throw ResourceNotFound('Customer not found');
-        if (!customer.processorCustomerId) {
-          const pc = await processor.createCustomer({
-            email: customer.email,
-            name: customer.name ?? null,
-            idempotencyKey: `customer:${customer.id}:processor-customer`,
-          });
-          customer.processorCustomerId = pc.id;
-        }
-        let setup;
-        try {
-          setup = await processor.setupPaymentMethod({
-            confirmationTokenId: body.confirmation_token_id,
-            processorCustomerId: customer.processorCustomerId,
-            idempotencyKey: `customer:${customer.id}:payment-method:${randomUUID()}`,
-          });
-        } catch (err) {
-          if (err instanceof ProcessorError) throw PaymentError(err.message);
-          throw err;
-        }
-        if (setup.status === 'declined') throw PaymentError(setup.message);
-        const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method: setup.paymentMethod });
-        if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
-        await tx.flush();
-        return serializePaymentMethod(pm);
-      });
-      return result;
+      const { result: pm } = await inTransaction(em, (tx) => addPaymentMethod(tx, deps.processor, customerId, body));
+      return serializePaymentMethod(pm);
     },
   }),
   route({
@@ -142,15 +105,8 @@ export const routes: RouteSpec[] = [
     async handler({ params, principal, em }) {
       requireFullSession(principal, 'Changing the default payment method');
       const { customerId } = asCustomer(principal);
-      const { result } = await inTransaction(em, async (tx) => {
-        await tx.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        const pm = await tx.findOne(PaymentMethod, { id: params.id, customer: customerId, deletedAt: null });
-        if (!pm) throw ResourceNotFound('Payment method not found');
-        if (!pm.isDefault) await setDefaultPaymentMethod(tx, pm);
-        await tx.flush();
-        return serializePaymentMethod(pm);
-      });
-      return result;
+      const { result: pm } = await inTransaction(em, (tx) => makeDefaultPaymentMethod(tx, customerId, params.id));
+      return serializePaymentMethod(pm);
     },
   }),
   route({
@@ -164,12 +120,7 @@ export const routes: RouteSpec[] = [
     async handler({ params, principal, em, deps }) {
       requireFullSession(principal, 'Deleting a payment method');
       const { customerId } = asCustomer(principal);
-      const { result: pm } = await inTransaction(em, async (tx) => {
-        const deleted = await deletePaymentMethod(tx, customerId, params.id);
-        if (!deleted) throw ResourceNotFound('Payment method not found');
-        await tx.flush();
-        return deleted;
-      });
+      const { result: pm } = await inTransaction(em, (tx) => removePaymentMethod(tx, customerId, params.id));
       // The card stays usable at the processor until detached; a failure here leaves it orphaned
       // there but never chargeable by us (the row is deleted).
       await deps.processor

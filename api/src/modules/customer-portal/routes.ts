@@ -10,15 +10,10 @@ import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { emitEvent } from '../webhooks/outbox.ts';
 import { BENEFIT_TYPES } from '../benefits/entities.ts';
-import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
-import { serializeBenefit } from '../benefits/schemas.ts';
-import { updateGrantAsCustomer } from '../benefits/accounts.ts';
-import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
+import { BenefitGrant } from '../benefits/grants.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeBillingAddress } from '../customers/schemas.ts';
-import { flushCustomer, emitCustomerEvent } from '../customers/service.ts';
 import { LicenseKey } from '../license-keys/entities.ts';
 import {
   licenseKeyActivationReadSchema,
@@ -47,7 +42,7 @@ import {
   validatedLicenseKeySchema,
 } from './schemas.ts';
 import { checkoutScope, requireFullSession, sessionCheckoutId, withinScope } from './scope.ts';
-import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updatePortalCustomer } from './service.ts';
+import { findCustomerGrant, GRANT_POPULATE, sessionCustomer, updateCustomerGrant, updateSessionCustomer } from './service.ts';
 import { routes as planChangeRoutes } from './plan-change.ts';
 import { routes as oauthAccountRoutes } from './oauth-accounts.ts';
 import { routes as portalConfigRoutes } from './portal-config.ts';
@@ -142,15 +137,8 @@ export const routes = [
     response: portalCustomerSchema,
     async handler({ body, principal, em }) {
       requireFullSession(principal, 'Updating your details');
-      const { result } = await inTransaction(em, async (tx) => {
-        const c = await sessionCustomer(tx, asCustomer(principal));
-        await updatePortalCustomer(tx, c, body);
-        await flushCustomer(tx, { email: body.email });
-        emitCustomerEvent(tx, c, 'updated');
-        await tx.flush();
-        return serializePortalCustomer(c);
-      });
-      return result;
+      const { result: c } = await inTransaction(em, (tx) => updateSessionCustomer(tx, asCustomer(principal), body));
+      return serializePortalCustomer(c);
     },
   }),
 
@@ -236,29 +224,16 @@ export const routes = [
     response: customerBenefitGrantSchema,
     async handler({ params, body, principal, em, deps }) {
       // GitHub / Discord: the account is checked with the provider, then the grant proceeds (benefits/accounts.ts).
-      const integrations = deps.integrations;
       if (sessionCheckoutId(principal)) {
         // 404 for what the scope does not reach, 403 for its own grants: it may not change them.
         await findCustomerGrant(em, asCustomer(principal), params.id);
         requireFullSession(principal, 'Updating a benefit grant');
       }
-      const { result, afterCommit } = await inTransaction(em, async (tx, afterCommit) => {
-        const customerId = asCustomer(principal).customerId;
-        const { grant, changed, previous, requests } = await updateGrantAsCustomer(tx, integrations, customerId, params.id, body);
-        if (changed) {
-          await tx.flush();
-          emitEvent(tx, grant.benefit.organization.id, 'benefit_grant.updated', {
-            ...serializeBenefitGrant(grant),
-            benefit: serializeBenefit(grant.benefit),
-            previous_properties: previous,
-          });
-          await tx.flush();
-        }
-        if (requests.length) queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'grant-requests', benefitId: grant.benefit.id, customerId, requests }, grant.benefit.organization.id);
-        return serializeCustomerBenefitGrant(grant);
-      });
+      const { result, afterCommit } = await inTransaction(em, (tx, after) =>
+        updateCustomerGrant(tx, after, deps, asCustomer(principal).customerId, params.id, body),
+      );
       await afterCommit();
-      return result;
+      return serializeCustomerBenefitGrant(result.grant);
     },
   }),
 
@@ -298,12 +273,8 @@ export const routes = [
     body: licenseKeyValidateSchema,
     response: validatedLicenseKeySchema,
     async handler({ body, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const { key, activation } = await validateLicenseKey(tx, body);
-        await tx.flush();
-        return { ...serializeLicenseKey(key), activation: activation ? serializeActivation(activation) : null };
-      });
-      return result;
+      const { result } = await inTransaction(em, (tx) => validateLicenseKey(tx, body));
+      return { ...serializeLicenseKey(result.key), activation: result.activation ? serializeActivation(result.activation) : null };
     },
   }),
   route({
@@ -316,12 +287,8 @@ export const routes = [
     body: licenseKeyActivateSchema,
     response: licenseKeyActivationReadSchema,
     async handler({ body, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const { key, activation } = await activateLicenseKey(tx, body);
-        await tx.flush();
-        return { ...serializeActivation(activation), license_key: serializeLicenseKey(key) };
-      });
-      return result;
+      const { result } = await inTransaction(em, (tx) => activateLicenseKey(tx, body));
+      return { ...serializeActivation(result.activation), license_key: serializeLicenseKey(result.key) };
     },
   }),
   route({
@@ -334,10 +301,7 @@ export const routes = [
     body: licenseKeyDeactivateSchema,
     status: 204,
     async handler({ body, em }) {
-      await inTransaction(em, async (tx) => {
-        await deactivateLicenseKey(tx, body);
-        await tx.flush();
-      });
+      await inTransaction(em, (tx) => deactivateLicenseKey(tx, body));
     },
   }),
   route({

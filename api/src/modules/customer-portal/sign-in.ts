@@ -18,8 +18,8 @@ import { route, type RouteSpec } from '../../kit/routes.ts';
 import { hit } from '../../auth/rate-limit.ts';
 import { Customer } from '../customers/entities.ts';
 import { customerEmailSchema } from '../customers/schemas.ts';
-import { createCustomerSession } from '../customer-sessions/service.ts';
 import { CustomerSessionCode } from './sign-in-entities.ts';
+import { redeemSignInCode } from './service.ts';
 
 export const SIGN_IN_CODE_TTL_MS = 15 * 60 * 1000;
 export const SIGN_IN_CODE_LENGTH = 8;
@@ -120,20 +120,7 @@ export const routes: RouteSpec[] = [
     async handler({ body, em, deps, req, res }) {
       await limit(em, res, `customer-session-authenticate-ip|${req.ip ?? 'unknown'}`, SIGN_IN_LIMITS.authenticatePerIp);
       const hash = codeHash(deps.cfg, normalizeSignInCode(body.code));
-      const { result } = await inTransaction(em, async (tx) => {
-        // Found and consumed in one statement: two concurrent uses cannot both succeed.
-        const rows = await tx.execute<{ customer_id: string }[]>(
-          `delete from customer_session_codes where code_hash = ? and expires_at > now() returning customer_id`,
-          [hash],
-        );
-        const customerId = rows[0]?.customer_id;
-        if (!customerId) return null;
-        const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null });
-        if (!customer) return null;
-        const { token } = createCustomerSession(tx, customer);
-        await tx.flush();
-        return token;
-      });
+      const { result } = await inTransaction(em, (tx) => redeemSignInCode(tx, hash));
       if (!result) throw new ApiError(401, 'Unauthorized', 'This code is invalid or has expired. Request a new one.');
       return { token: result };
     },

@@ -4,13 +4,8 @@ import { registerBearerResolver, type AuthRequirement } from '../../kit/principa
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { sellerAuth } from '../../kit/route-helpers.ts';
 import { customerSchema, serializeCustomer } from '../customers/schemas.ts';
-import {
-  CUSTOMER_SESSION_TOKEN_PREFIX,
-  createCustomerSession,
-  customerPortalUrl,
-  resolveCustomerSessionToken,
-  resolveSessionCustomer,
-} from './service.ts';
+import { inTransaction } from '../../kit/db.ts';
+import { CUSTOMER_SESSION_TOKEN_PREFIX, createSellerCustomerSession, customerPortalUrl, resolveCustomerSessionToken } from './service.ts';
 
 registerBearerResolver(CUSTOMER_SESSION_TOKEN_PREFIX, resolveCustomerSessionToken);
 
@@ -52,9 +47,8 @@ export const routes: RouteSpec[] = [
     status: 201,
     response: customerSessionSchema,
     async handler({ body, principal, em, deps }) {
-      const customer = await resolveSessionCustomer(em, principal, body);
-      const { session, token } = createCustomerSession(em, customer);
-      await em.flush();
+      const { result } = await inTransaction(em, (tx) => createSellerCustomerSession(tx, principal, body));
+      const { customer, session, token } = result;
       return {
         id: session.id,
         created_at: session.createdAt.toISOString(),

@@ -59,6 +59,18 @@ export function createCustomerSession(
   return { session, token };
 }
 
+/** The seller's `POST /v1/customer-sessions/`: a session for the customer the body names (422 when not theirs), written in the caller's transaction. */
+export async function createSellerCustomerSession(
+  tx: EntityManager,
+  principal: Principal,
+  body: { customer_id?: string; customer_external_id?: string },
+): Promise<{ customer: Customer; session: CustomerSession; token: string }> {
+  const customer = await resolveSessionCustomer(tx, principal, body);
+  const { session, token } = createCustomerSession(tx, customer);
+  await tx.flush();
+  return { customer, session, token };
+}
+
 /** The principal a `polar_cst_…` token stands for, or null when unknown, expired or its customer is deleted. */
 export async function resolveCustomerSessionToken(em: EntityManager, token: string): Promise<CustomerPrincipal | null> {
   if (!token.startsWith(CUSTOMER_SESSION_TOKEN_PREFIX)) return null;

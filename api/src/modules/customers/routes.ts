@@ -13,7 +13,6 @@ import { containsPattern, inTransaction, type EntityManager } from '../../kit/db
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { resolveWriteOrganization, scopedOrganizationIds } from '../organizations/scope.ts';
-import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Customer } from './entities.ts';
 import {
   customerCreateSchema,
@@ -24,20 +23,17 @@ import {
   type CustomerUpdate,
 } from './schemas.ts';
 import {
-  createCustomer,
+  createCustomerWithEvent,
   customerState,
-  deleteCustomer,
-  emitCustomerEvent,
-  flushCustomer,
+  deleteVisibleCustomer,
   getVisibleCustomer,
-  updateCustomer,
+  updateVisibleCustomer,
   type CustomerLookup,
 } from './service.ts';
 
 const READ: AuthRequirement = sellerAuth('customers:read');
 const WRITE: AuthRequirement = sellerAuth('customers:write');
 const listSchema = listOf(customerSchema);
-
 
 /**
  * `metadata[key]=value` filters (deepObject, as the SDK sends them); repeated values of one key are
@@ -99,15 +95,7 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       body: customerUpdateSchema,
       response: customerSchema,
       async handler({ params: p, body, principal, em }) {
-        const input = body as CustomerUpdate;
-        // The change and its event commit together; the first flush sets modified_at for the event.
-        const c = await em.transactional(async (tx) => {
-          const c = await find(tx, principal, p as Record<string, string>);
-          await updateCustomer(tx, c, input);
-          await flushCustomer(tx, input);
-          emitCustomerEvent(tx, c, 'updated');
-          return c;
-        });
+        const { result: c } = await inTransaction(em, (tx) => updateVisibleCustomer(tx, principal, lookup(p as Record<string, string>), body as CustomerUpdate));
         return serializeCustomer(c);
       },
     }),
@@ -120,14 +108,7 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       params,
       status: 204,
       async handler({ params: p, principal, em, deps }) {
-        const { afterCommit } = await inTransaction(em, async (tx, after) => {
-          const c = await find(tx, principal, p as Record<string, string>);
-          deleteCustomer(c);
-          await tx.flush();
-          emitCustomerEvent(tx, c, 'deleted');
-          // Their benefit grants are revoked in the background (benefit-grant workflows).
-          queueBenefitRequestsDurably(tx, after, deps, { kind: 'customer-deleted', customerId: c.id }, c.organization.id);
-        });
+        const { afterCommit } = await inTransaction(em, (tx, after) => deleteVisibleCustomer(tx, after, deps, principal, lookup(p as Record<string, string>)));
         await afterCommit();
       },
     }),
@@ -146,13 +127,7 @@ export const routes: RouteSpec[] = [
     response: customerSchema,
     async handler({ body, principal, em }) {
       const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      // The row and its event commit together.
-      const c = await em.transactional(async (tx) => {
-        const c = await createCustomer(tx, organizationId, body);
-        await flushCustomer(tx, body);
-        emitCustomerEvent(tx, c, 'created');
-        return c;
-      });
+      const { result: c } = await inTransaction(em, (tx) => createCustomerWithEvent(tx, organizationId, body));
       return serializeCustomer(c);
     },
   }),

@@ -3,6 +3,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
+import type { Deps } from '../../deps.ts';
+import { queueBenefitRequestsDurably } from '../benefits/lifecycle.ts';
 import { Organization } from '../organizations/entities.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
@@ -101,6 +103,38 @@ export async function updateCustomer(em: EntityManager, c: Customer, input: Cust
 /** Soft delete: the email and external id become free again; the row stays for orders and history. */
 export function deleteCustomer(c: Customer): void {
   c.deletedAt = new Date();
+}
+
+/** Creates the customer with its `customer.created` event, in the caller's transaction. */
+export async function createCustomerWithEvent(tx: EntityManager, organizationId: string, input: CustomerCreate): Promise<Customer> {
+  const c = await createCustomer(tx, organizationId, input);
+  await flushCustomer(tx, input);
+  emitCustomerEvent(tx, c, 'created');
+  return c;
+}
+
+/** Changes a visible customer with its `customer.updated` event; the flush sets modified_at for the event. */
+export async function updateVisibleCustomer(tx: EntityManager, principal: Principal, by: CustomerLookup, input: CustomerUpdate): Promise<Customer> {
+  const c = await getVisibleCustomer(tx, principal, by);
+  await updateCustomer(tx, c, input);
+  await flushCustomer(tx, input);
+  emitCustomerEvent(tx, c, 'updated');
+  return c;
+}
+
+/** Soft-deletes a visible customer with its `customer.deleted` event; their grants are revoked in the background after commit. */
+export async function deleteVisibleCustomer(
+  tx: EntityManager,
+  afterCommit: (fn: () => Promise<unknown>) => void,
+  deps: Deps,
+  principal: Principal,
+  by: CustomerLookup,
+): Promise<void> {
+  const c = await getVisibleCustomer(tx, principal, by);
+  deleteCustomer(c);
+  await tx.flush();
+  emitCustomerEvent(tx, c, 'deleted');
+  queueBenefitRequestsDurably(tx, afterCommit, deps, { kind: 'customer-deleted', customerId: c.id }, c.organization.id);
 }
 
 /** Emits `customer.<kind>` with the read model, in the caller's unit of work. */

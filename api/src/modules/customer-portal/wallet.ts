@@ -1,0 +1,63 @@
+/**
+ * The session customer's saved cards as the portal changes them, each inside the caller's
+ * transaction with the customer row locked: save one through the processor (setup, no charge), make
+ * one the default, delete one (the caller detaches it at the processor after commit).
+ */
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '../../kit/db.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { Customer } from '../customers/entities.ts';
+import { PaymentMethod } from '../payment-methods/entities.ts';
+import { deletePaymentMethod, savePaymentMethod, setDefaultPaymentMethod } from '../payment-methods/service.ts';
+import { PaymentError, ProcessorError, type PaymentProcessor } from '../payments/processor.ts';
+
+export async function addPaymentMethod(
+  tx: EntityManager,
+  processor: PaymentProcessor,
+  customerId: string,
+  body: { confirmation_token_id: string; set_default: boolean },
+): Promise<PaymentMethod> {
+  const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!customer) throw ResourceNotFound('Customer not found');
+  if (!customer.processorCustomerId) {
+    const pc = await processor.createCustomer({
+      email: customer.email,
+      name: customer.name ?? null,
+      idempotencyKey: `customer:${customer.id}:processor-customer`,
+    });
+    customer.processorCustomerId = pc.id;
+  }
+  let setup;
+  try {
+    setup = await processor.setupPaymentMethod({
+      confirmationTokenId: body.confirmation_token_id,
+      processorCustomerId: customer.processorCustomerId,
+      idempotencyKey: `customer:${customer.id}:payment-method:${randomUUID()}`,
+    });
+  } catch (err) {
+    if (err instanceof ProcessorError) throw PaymentError(err.message);
+    throw err;
+  }
+  if (setup.status === 'declined') throw PaymentError(setup.message);
+  const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method: setup.paymentMethod });
+  if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
+  await tx.flush();
+  return pm;
+}
+
+export async function makeDefaultPaymentMethod(tx: EntityManager, customerId: string, id: string): Promise<PaymentMethod> {
+  await tx.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const pm = await tx.findOne(PaymentMethod, { id, customer: customerId, deletedAt: null });
+  if (!pm) throw ResourceNotFound('Payment method not found');
+  if (!pm.isDefault) await setDefaultPaymentMethod(tx, pm);
+  await tx.flush();
+  return pm;
+}
+
+export async function removePaymentMethod(tx: EntityManager, customerId: string, id: string): Promise<PaymentMethod> {
+  const deleted = await deletePaymentMethod(tx, customerId, id);
+  if (!deleted) throw ResourceNotFound('Payment method not found');
+  await tx.flush();
+  return deleted;
+}
