@@ -5,40 +5,32 @@ import type { AuthRequirement } from '../../kit/principals.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
-import { resolveWriteOrganization, scopedOrganizationIds } from '../organizations/scope.ts';
+import { createRoute, deleteRoute, getByIdRoute, listOf, sellerAuth, updateRoute } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { Discount } from './entities.ts';
 import { discountCreateSchema, discountSchema, discountUpdateSchema, serializeDiscount } from './schemas.ts';
-import { createDiscount, deleteDiscount, flushDiscount, getVisibleDiscount, updateDiscount } from './service.ts';
+import { createDiscount, deleteDiscount, getVisibleDiscount, updateDiscount } from './service.ts';
 
 const READ: AuthRequirement = sellerAuth('discounts:read');
 const WRITE: AuthRequirement = sellerAuth('discounts:write');
-const idParams = z.object({ id: z.uuid() });
+const tags = ['discounts'];
 const listSchema = listOf(discountSchema);
 
-
 export const routes: RouteSpec[] = [
-  route({
-    method: 'post',
+  createRoute({
     path: '/v1/discounts/',
     summary: 'Create a discount',
-    tags: ['discounts'],
+    tags,
     auth: WRITE,
     body: discountCreateSchema,
-    status: 201,
     response: discountSchema,
-    async handler({ body, principal, em }) {
-      const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      const d = await createDiscount(em, organizationId, body);
-      await flushDiscount(em, body.code);
-      return serializeDiscount(d);
-    },
+    create: (tx, { body, principal }) => createDiscount(tx, principal, body),
   }),
   route({
     method: 'get',
     path: '/v1/discounts/',
     summary: 'List discounts',
-    tags: ['discounts'],
+    tags,
     auth: READ,
     query: z.object({
       ...paginationQuery,
@@ -65,46 +57,28 @@ export const routes: RouteSpec[] = [
       return paginated(items.map(serializeDiscount), total, query);
     },
   }),
-  route({
-    method: 'get',
+  getByIdRoute({
     path: '/v1/discounts/:id',
     summary: 'Get a discount',
-    tags: ['discounts'],
+    tags,
     auth: READ,
-    params: idParams,
     response: discountSchema,
-    async handler({ params, principal, em }) {
-      return serializeDiscount(await getVisibleDiscount(em, principal, params.id));
-    },
+    read: async ({ params, principal, em }) => serializeDiscount(await getVisibleDiscount(em, principal, params.id)),
   }),
-  route({
-    method: 'patch',
+  updateRoute({
     path: '/v1/discounts/:id',
     summary: 'Update a discount (type and duration never change; amounts are frozen once redeemed)',
-    tags: ['discounts'],
+    tags,
     auth: WRITE,
-    params: idParams,
     body: discountUpdateSchema,
     response: discountSchema,
-    async handler({ params, body, principal, em }) {
-      const d = await getVisibleDiscount(em, principal, params.id);
-      await updateDiscount(em, d, body);
-      await flushDiscount(em, body.code);
-      return serializeDiscount(d);
-    },
+    update: (tx, { params, body, principal }) => updateDiscount(tx, principal, params.id, body),
   }),
-  route({
-    method: 'delete',
+  deleteRoute({
     path: '/v1/discounts/:id',
     summary: 'Delete a discount',
-    tags: ['discounts'],
+    tags,
     auth: WRITE,
-    params: idParams,
-    status: 204,
-    async handler({ params, principal, em }) {
-      await em.transactional(async (tx) => {
-        await deleteDiscount(tx, await getVisibleDiscount(tx, principal, params.id));
-      });
-    },
+    remove: (tx, { params, principal }) => deleteDiscount(tx, principal, params.id),
   }),
 ];

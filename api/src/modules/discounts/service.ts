@@ -1,14 +1,15 @@
 /** Discount rules. Services never commit on their own: the caller's transaction does. */
-import { UniqueConstraintViolationException, raw } from '@mikro-orm/core';
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { RequestValidationError, ResourceNotFound, fieldError, type ValidationIssue } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
+import { flushUnique } from '../../kit/route-helpers.ts';
 import { Organization } from '../organizations/entities.ts';
-import { visibleOrganizationIds } from '../organizations/scope.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { Product } from '../products/entities.ts';
 import { CheckoutLink } from '../checkout-links/entities.ts';
 import { Discount } from './entities.ts';
-import type { DiscountCreate, DiscountUpdate } from './schemas.ts';
+import { serializeDiscount, type DiscountCreate, type DiscountOut, type DiscountUpdate } from './schemas.ts';
 
 const CODE_TAKEN = 'A discount with this code already exists.';
 
@@ -48,23 +49,17 @@ async function resolveProducts(em: EntityManager, organizationId: string, ids: s
   return unique.map((id) => byId.get(id)!);
 }
 
-/** Turns a race on the live-code unique index into the same 422 as the pre-check. */
-export async function flushDiscount(em: EntityManager, code: string | null | undefined): Promise<void> {
-  try {
-    await em.flush();
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException && /discounts_organization_code_live_unique/.test(String(err.message))) {
-      throw fieldError(['body', 'code'], CODE_TAKEN, 'value_error', code);
-    }
-    throw err;
-  }
+/** Flushes; a race on the live-code unique index is the same 422 as the pre-check. */
+function flushCode(tx: EntityManager, code: string | null | undefined): Promise<void> {
+  return flushUnique(tx, 'discounts_organization_code_live_unique', () => fieldError(['body', 'code'], CODE_TAKEN, 'value_error', code));
 }
 
-export async function createDiscount(em: EntityManager, organizationId: string, input: DiscountCreate): Promise<Discount> {
-  if (input.code) await assertCodeFree(em, organizationId, input.code);
-  const products = await resolveProducts(em, organizationId, input.products ?? []);
-  const d = em.create(Discount, {
-    organization: em.getReference(Organization, organizationId),
+export async function createDiscount(tx: EntityManager, principal: Principal, input: DiscountCreate): Promise<DiscountOut> {
+  const organizationId = await resolveWriteOrganization(tx, principal, input.organization_id);
+  if (input.code) await assertCodeFree(tx, organizationId, input.code);
+  const products = await resolveProducts(tx, organizationId, input.products ?? []);
+  const d = tx.create(Discount, {
+    organization: tx.getReference(Organization, organizationId),
     name: input.name,
     code: input.code ?? null,
     type: input.type,
@@ -81,7 +76,8 @@ export async function createDiscount(em: EntityManager, organizationId: string, 
     deletedAt: null,
   });
   for (const p of products) d.products.add(p);
-  return d;
+  await flushCode(tx, input.code);
+  return serializeDiscount(d);
 }
 
 /**
@@ -89,7 +85,8 @@ export async function createDiscount(em: EntityManager, organizationId: string, 
  * once the discount has been redeemed. `currency` is only read together with `amount` (the SDK always
  * sends `currency: "usd"` on update, so a lone currency is ignored rather than silently applied).
  */
-export async function updateDiscount(em: EntityManager, d: Discount, input: DiscountUpdate): Promise<void> {
+export async function updateDiscount(tx: EntityManager, principal: Principal, id: string, input: DiscountUpdate): Promise<DiscountOut> {
+  const d = await getVisibleDiscount(tx, principal, id);
   const issues: ValidationIssue[] = [];
   const issue = (field: string, msg: string, value: unknown) =>
     issues.push({ type: 'value_error', loc: ['body', field], msg, input: value });
@@ -120,8 +117,8 @@ export async function updateDiscount(em: EntityManager, d: Discount, input: Disc
   if (issues.length) throw new RequestValidationError(issues);
 
   const organizationId = d.organization.id;
-  if (input.code) await assertCodeFree(em, organizationId, input.code, d.id);
-  const products = input.products != null ? await resolveProducts(em, organizationId, input.products) : null;
+  if (input.code) await assertCodeFree(tx, organizationId, input.code, d.id);
+  const products = input.products != null ? await resolveProducts(tx, organizationId, input.products) : null;
 
   if (input.name != null) d.name = input.name;
   if (input.metadata != null) d.metadata = input.metadata;
@@ -136,10 +133,13 @@ export async function updateDiscount(em: EntityManager, d: Discount, input: Disc
   }
   if (input.basis_points != null && d.type === 'percentage') d.basisPoints = input.basis_points;
   if (products) d.products.set(products);
+  await flushCode(tx, input.code);
+  return serializeDiscount(d);
 }
 
 /** Soft delete; checkout links that pointed at it lose the discount in the same unit of work. */
-export async function deleteDiscount(em: EntityManager, d: Discount): Promise<void> {
+export async function deleteDiscount(tx: EntityManager, principal: Principal, id: string): Promise<void> {
+  const d = await getVisibleDiscount(tx, principal, id);
   d.deletedAt = new Date();
-  await em.nativeUpdate(CheckoutLink, { discount: d.id }, { discount: null });
+  await tx.nativeUpdate(CheckoutLink, { discount: d.id }, { discount: null });
 }
