@@ -1,6 +1,6 @@
 /**
- * Event ingestion and reads. Ingestion is all-or-nothing and takes one validation query plus one
- * INSERT … SELECT FROM unnest(arrays) per batch, whatever its size. Reads are raw parameterized
+ * Event ingestion and reads. Ingestion is all-or-nothing and takes one statement per batch,
+ * whatever its size (customer check, insert and rollup merge together). Reads are raw parameterized
  * SQL scoped to the caller's organizations; the customer embedded in each event is resolved by
  * `customer_id`, or else by the external id against the organization's live customers.
  */
@@ -12,7 +12,7 @@ import { visibleOrganizationIds } from '../organizations/scope.ts';
 import type { EventSource } from './entities.ts';
 import type { CustomerRow, EventCreate, EventRow } from './schemas.ts';
 import { metadataQuerySql, runSql, SqlParams } from './sql.ts';
-import { inOwnTransaction, ingestSql, rollupMetersForIngest } from '../meters/rollups.ts';
+import { forgetIngestMeters, ingestMeters, ingestSql, inOwnTransaction, STALE_METERS } from '../meters/rollups.ts';
 
 /** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
 export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
@@ -50,9 +50,11 @@ export async function ingestEvents(em: EntityManager, principal: Principal, even
     }
   });
 
-  // Every customer_id must be a live customer of the event's organization: one query for the batch.
-  const customerIds = [...new Set(events.map((e) => e.customer_id).filter((id): id is string => !!id))];
-  if (customerIds.length) {
+  // Every customer_id must be a live customer of the event's organization: checked by the insert
+  // statement itself (which then writes nothing), or here when the batch is refused anyway, so that
+  // the answer lists every problem.
+  if (issues.length) {
+    const customerIds = [...new Set(events.map((e) => e.customer_id).filter((id): id is string => !!id))];
     const { rows } = await runSql<{ id: string; organization_id: string }>(
       em,
       'select "id", "organization_id" from "customers" where "id" = any($1::uuid[]) and "deleted_at" is null',
@@ -60,14 +62,12 @@ export async function ingestEvents(em: EntityManager, principal: Principal, even
     );
     const owner = new Map(rows.map((r) => [r.id, r.organization_id]));
     events.forEach((e, i) => {
-      if (e.customer_id && orgs[i] && owner.get(e.customer_id) !== orgs[i]) {
-        issues.push({ type: 'value_error', loc: ['body', 'events', i, 'customer_id'], msg: 'Customer does not exist.', input: e.customer_id });
-      }
+      if (e.customer_id && orgs[i] && owner.get(e.customer_id) !== orgs[i]) issues.push(unknownCustomer(i, e.customer_id));
     });
+    throw new RequestValidationError(issues);
   }
-  if (issues.length) throw new RequestValidationError(issues);
 
-  return insertEvents(
+  const { inserted, refused } = await writeEvents(
     em,
     events.map((e, i) => ({
       organizationId: orgs[i]!,
@@ -79,8 +79,20 @@ export async function ingestEvents(em: EntityManager, principal: Principal, even
     })),
     'user',
     now,
+    true,
   );
+  if (refused.length) {
+    throw new RequestValidationError(refused.map((i) => unknownCustomer(i, events[i]!.customer_id)));
+  }
+  return inserted;
 }
+
+const unknownCustomer = (i: number, input: unknown): ValidationIssue => ({
+  type: 'value_error',
+  loc: ['body', 'events', i, 'customer_id'],
+  msg: 'Customer does not exist.',
+  input,
+});
 
 export interface EventInsert {
   organizationId: string;
@@ -92,11 +104,8 @@ export interface EventInsert {
 }
 
 /**
- * Inserts already-validated events in one statement (INSERT … SELECT FROM unnest of one array per
- * column), inside the EntityManager's transaction when one is open (else in a transaction of its
- * own). The same statement merges the events into the organizations' meter rollups
- * (`meters/rollups.ts`), under their rollup locks. Other modules record their `system` events
- * (e.g. meter credits) through here.
+ * Inserts already-validated events (other modules record their `system` events, e.g. meter
+ * credits, through here); returns the number inserted.
  */
 export async function insertEvents(
   em: EntityManager,
@@ -104,23 +113,69 @@ export async function insertEvents(
   source: EventSource = 'system',
   ingestedAt = new Date(),
 ): Promise<number> {
-  if (!rows.length) return 0;
+  return (await writeEvents(em, rows, source, ingestedAt, false)).inserted;
+}
+
+/**
+ * One statement per batch, whatever its size (`meters/rollups.ts` `ingestSql`): the batch travels
+ * as one JSON parameter, optionally checks that every customer_id is a live customer of the event's
+ * organization (`refused` lists the indexes that are not, and nothing is written), inserts the
+ * events and merges them into the organizations' meter rollups under their rollup locks.
+ * Outside a transaction it is the whole write (autocommit), with the meter definitions this process
+ * has cached (a stale cache fails the statement's guard: reload and retry). Inside the caller's
+ * transaction the rollup locks are taken and the definitions read first, so nothing can fail it.
+ */
+async function writeEvents(
+  em: EntityManager,
+  rows: EventInsert[],
+  source: EventSource,
+  ingestedAt: Date,
+  checkCustomers: boolean,
+): Promise<{ inserted: number; refused: number[] }> {
+  if (!rows.length) return { inserted: 0, refused: [] };
   const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : d);
-  return inOwnTransaction(em, async (tx) => {
-    const meters = await rollupMetersForIngest(
-      tx,
-      rows.map((r) => r.organizationId),
-    );
+  const batch = JSON.stringify(
+    rows.map((r, i) => ({
+      i,
+      ts: iso(r.timestamp),
+      name: r.name,
+      org: r.organizationId,
+      customer: r.customerId ?? null,
+      external: r.externalCustomerId ?? null,
+      metadata: r.metadata ?? {},
+    })),
+  );
+  const orgIds = rows.map((r) => r.organizationId);
+  const run = async (db: EntityManager, mode: 'cached' | 'locked') => {
     const params = new SqlParams();
-    const insert = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
-     select gen_random_uuid(), ${params.add(ingestedAt.toISOString(), 'timestamptz')}, t.ts, t.name, ${params.add(source, 'text')}, t.org, t.customer, t.external, t.metadata
-     from unnest(${params.add(rows.map((r) => iso(r.timestamp)), 'timestamptz[]')}, ${params.add(rows.map((r) => r.name), 'text[]')},
-       ${params.add(rows.map((r) => r.organizationId), 'uuid[]')}, ${params.add(rows.map((r) => r.customerId ?? null), 'uuid[]')},
-       ${params.add(rows.map((r) => r.externalCustomerId ?? null), 'text[]')}, ${params.add(rows.map((r) => JSON.stringify(r.metadata ?? {})), 'jsonb[]')})
-       as t(ts, name, org, customer, external, metadata)`;
-    const { rows: result } = await runSql<{ n: number }>(tx, ingestSql(insert, meters, params), params.values);
-    return Number(result[0]?.n ?? 0);
-  });
+    const sql = ingestSql(
+      {
+        rows: `select * from json_to_recordset(${params.add(batch, 'json')})
+          as x(i int, ts timestamptz, name text, org uuid, customer uuid, external text, metadata jsonb)`,
+        bad: checkCustomers
+          ? `select t.i from t where t.customer is not null and not exists (
+               select 1 from "customers" c where c."id" = t.customer and c."organization_id" = t.org and c."deleted_at" is null)`
+          : 'select null::int as i where false',
+        createdAt: params.add(ingestedAt.toISOString(), 'timestamptz'),
+        source: params.add(source, 'text'),
+        ...(await ingestMeters(db, orgIds, mode)),
+      },
+      params,
+    );
+    const { rows: result } = await runSql<{ n: number; bad: number[] }>(db, sql, params.values);
+    return { inserted: Number(result[0]?.n ?? 0), refused: result[0]?.bad ?? [] };
+  };
+  if (em.isInTransaction()) return run(em, 'locked');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await run(em, 'cached');
+    } catch (err) {
+      if ((err as { code?: string }).code !== STALE_METERS) throw err;
+      forgetIngestMeters(orgIds);
+    }
+  }
+  // Definitions changing under every attempt: read them under the locks instead.
+  return inOwnTransaction(em, (tx) => run(tx, 'locked'));
 }
 
 export interface EventQuery {

@@ -2,17 +2,20 @@
  * Meter rollups (issue #22): hourly pre-aggregates of each meter's matching events, so quantities
  * read a few rows per hour and customer instead of every raw event.
  *
- * - Kept at ingestion: `ingestSql` extends the events INSERT with a data-modifying CTE that merges
- *   the batch's matching events into `meter_rollups` (one INSERT … ON CONFLICT DO UPDATE for all the
- *   organization's meters, rows in key order so concurrent batches lock them in the same order).
- *   A meter's filter is evaluated per event, so any filter and any aggregation is exact; late events
- *   simply land in their (past) hour.
+ * - Kept at ingestion: the one ingest statement (`ingestSql`) inserts the batch and merges its
+ *   matching events into `meter_rollups` through a data-modifying CTE (one INSERT … ON CONFLICT DO
+ *   UPDATE for all the organization's meters, rows in key order so concurrent batches lock them in
+ *   the same order). A meter's filter is evaluated per event, so any filter and any aggregation is
+ *   exact; late events simply land in their (past) hour. The meter definitions come from a
+ *   per-process cache (`ingestMeters`), checked inside the statement by `meter_rollups_guard`.
  * - Built or rebuilt from the raw events by `rebuildRollup` (meter created, filter or aggregation
  *   changed, or rollups never built, e.g. meters from before this table). `meters.rollup` records
  *   the definition the rows reflect; a meter whose definition differs is rebuilt before it is read.
- * - Consistency with ingestion: ingest transactions hold the organization's rollup advisory lock in
- *   shared mode from before they read the meters until they commit; a rebuild holds it exclusively,
- *   so its scan sees every committed event and every later batch sees the rebuilt meter.
+ * - Consistency with ingestion: ingest statements hold the organization's rollup advisory lock in
+ *   shared mode until they commit (taken by `meter_rollups_guard`, which then checks with a fresh
+ *   snapshot that the definitions the statement carries are those the rollups follow, else fails
+ *   the statement with P0R01); a rebuild holds it exclusively, so its scan sees every committed
+ *   event and every later batch carries the rebuilt meter.
  * - Reads (`rollupQuantities`): whole UTC hours from the rollups, the partial hours at either end
  *   of the range (start or end not on an hour boundary; the end is inclusive) from the raw events,
  *   combined per bucket with the same arithmetic as the raw aggregation (count = Σn, sum = Σvsum,
@@ -53,50 +56,114 @@ function rollupSelect(meterId: string, organizationId: string, def: MeterDefinit
 
 const ROLLUP_COLUMNS = '"meter_id", "hour", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax"';
 
-/**
- * Takes the ingest side of the organizations' rollup locks (in the caller's transaction) and
- * returns their meters whose rollups are built, with the definition those rollups follow.
- */
-export async function rollupMetersForIngest(
-  tx: EntityManager,
-  organizationIds: string[],
-): Promise<{ id: string; organization_id: string; rollup: MeterDefinition }[]> {
-  const orgs = [...new Set(organizationIds)].sort();
-  await runSql(
-    tx,
-    `select pg_advisory_xact_lock_shared(${lockKey('s.o')}) from (select o from unnest($1::uuid[]) o order by o) s`,
-    [orgs],
-  );
-  const { rows } = await runSql<{ id: string; organization_id: string; rollup: MeterDefinition }>(
-    tx,
-    `select "id", "organization_id", "rollup" from "meters" where "organization_id" = any($1::uuid[]) and "rollup" is not null`,
-    [orgs],
-  );
-  return rows;
+export interface IngestMeter {
+  id: string;
+  organization_id: string;
+  rollup: MeterDefinition;
+}
+
+/** An organization's meters whose rollups are built, and their fingerprint (`meter_rollups_fingerprint`). */
+interface OrganizationMeters {
+  fingerprint: string;
+  meters: IngestMeter[];
 }
 
 /**
- * Wraps an `insert into "events" … ` statement (without RETURNING) so that the same statement
- * merges the inserted events into the given meters' rollups. Returns SQL whose single row holds the
- * number of events inserted (`n`).
+ * The meter definitions ingestion last read, per organization. Never trusted on its own: every
+ * ingest statement carries the fingerprints it was built from and `meter_rollups_guard` checks them
+ * under the rollup locks, so a stale entry costs one failed statement and a reload.
+ */
+const ingestCache = new Map<string, OrganizationMeters>();
+const INGEST_CACHE_MAX = 10_000;
+
+/** SQLSTATE raised by `meter_rollups_guard` when the definitions a statement carries are stale. */
+export const STALE_METERS = 'P0R01';
+
+async function loadIngestMeters(em: EntityManager, orgs: string[]): Promise<Map<string, OrganizationMeters>> {
+  const { rows } = await runSql<{ organization_id: string; fingerprint: string; meters: { id: string; rollup: MeterDefinition }[] }>(
+    em,
+    `select o::text as organization_id, "meter_rollups_fingerprint"(o) as fingerprint,
+       coalesce((select json_agg(json_build_object('id', m."id", 'rollup', m."rollup") order by m."id") from "meters" m
+                 where m."organization_id" = o and m."rollup" is not null), '[]') as meters
+     from unnest($1::uuid[]) o`,
+    [orgs],
+  );
+  const out = new Map<string, OrganizationMeters>();
+  for (const r of rows) {
+    out.set(r.organization_id, {
+      fingerprint: r.fingerprint,
+      meters: r.meters.map((m) => ({ id: m.id, organization_id: r.organization_id, rollup: m.rollup })),
+    });
+  }
+  return out;
+}
+
+/**
+ * The organizations' meters whose rollups are built (the definitions they follow) and the
+ * fingerprints an ingest statement passes to `meter_rollups_guard`.
+ * - `cached`: from this process's cache (read on a miss); the guard in the statement verifies them.
+ * - `locked`: takes the ingest side of the rollup locks first (in the caller's open transaction)
+ *   and reads them fresh, so the guard cannot fail (for writes inside a larger transaction).
+ */
+export async function ingestMeters(
+  em: EntityManager,
+  organizationIds: string[],
+  mode: 'cached' | 'locked',
+): Promise<{ meters: IngestMeter[]; orgs: string[]; fingerprints: string[] }> {
+  const orgs = [...new Set(organizationIds)].sort();
+  let found: Map<string, OrganizationMeters>;
+  if (mode === 'locked') {
+    await runSql(em, `select pg_advisory_xact_lock_shared(${lockKey('s.o')}) from (select o from unnest($1::uuid[]) o order by o) s`, [orgs]);
+    found = await loadIngestMeters(em, orgs);
+  } else {
+    const missing = orgs.filter((o) => !ingestCache.has(o));
+    if (missing.length) {
+      if (ingestCache.size + missing.length > INGEST_CACHE_MAX) ingestCache.clear();
+      for (const [org, entry] of await loadIngestMeters(em, missing)) ingestCache.set(org, entry);
+    }
+    found = ingestCache;
+  }
+  const entries = orgs.map((o) => found.get(o) ?? { fingerprint: '', meters: [] });
+  return { meters: entries.flatMap((e) => e.meters), orgs, fingerprints: entries.map((e) => e.fingerprint) };
+}
+
+/** Drops cached meter definitions (after the guard found them stale). */
+export function forgetIngestMeters(organizationIds: string[]): void {
+  for (const o of organizationIds) ingestCache.delete(o);
+}
+
+/**
+ * The single ingest statement: `rows` is a SQL source of the batch (columns ts, name, org, customer,
+ * external, metadata, i), `bad` a query over it giving the indexes `i` of events that must not be
+ * written (then nothing is). The statement runs `meter_rollups_guard` before writing, inserts the
+ * events and merges them into the given meters' rollups (one INSERT … ON CONFLICT DO UPDATE for all
+ * of them, rows in key order so concurrent batches lock them in the same order). Its one row holds
+ * the number inserted (`n`) and the refused indexes (`bad`).
  */
 export function ingestSql(
-  insertEvents: string,
-  meters: { id: string; organization_id: string; rollup: MeterDefinition }[],
+  q: { rows: string; bad: string; createdAt: string; source: string; meters: IngestMeter[]; orgs: string[]; fingerprints: string[] },
   params: SqlParams,
 ): string {
-  const inserted = `${insertEvents} returning "timestamp", "organization_id", "customer_id", "external_customer_id", "name", "source", "metadata"`;
-  if (!meters.length) return `with ins as (${inserted}) select count(*)::int as n from ins`;
-  const selects = meters.map((m) => rollupSelect(m.id, m.organization_id, m.rollup, 'ins', params));
-  return `with ins as (${inserted}),
-    merged as (
+  const guard = `"meter_rollups_guard"(${params.add(q.orgs, 'uuid[]')}, ${params.add(q.fingerprints, 'text[]')})`;
+  const insert = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
+    select gen_random_uuid(), ${q.createdAt}, t.ts, t.name, ${q.source}, t.org, t.customer, t.external, coalesce(t.metadata, '{}'::jsonb)
+    from t cross join guard where guard.ok and not exists (select 1 from bad)
+    returning "timestamp", "organization_id", "customer_id", "external_customer_id", "name", "source", "metadata"`;
+  const selects = q.meters.map((m) => rollupSelect(m.id, m.organization_id, m.rollup, 'ins', params));
+  const merge = selects.length
+    ? `, merged as (
       insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
       select * from (${selects.join(' union all ')}) u order by 1, 2, 3, 4
       on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set
         "n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
         "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")
-    )
-    select count(*)::int as n from ins`;
+    )`
+    : '';
+  return `with t as materialized (${q.rows}),
+    bad as (${q.bad}),
+    guard as materialized (select ${guard} as ok),
+    ins as (${insert})${merge}
+    select (select count(*) from ins)::int as n, coalesce((select array_agg(b.i order by b.i) from bad b), '{}') as bad`;
 }
 
 /**
@@ -137,6 +204,24 @@ export async function rollupIsCurrent(em: EntityManager, meterId: string): Promi
     [meterId],
   );
   return rows[0]?.current ?? false;
+}
+
+/**
+ * A statement giving one row per interval step (UTC) from the step containing `start` to the one
+ * containing `end`, with the quantity `totals` (columns ts, quantity) has for it, else 0. The
+ * rollup and the raw-scan queries both answer through it.
+ */
+export function bucketedQuantitiesSql(interval: string, start: string, end: string, totals: string): string {
+  return `with buckets as (
+       select generate_series(
+         date_trunc(${interval}, ${start} at time zone 'UTC'),
+         ${end} at time zone 'UTC',
+         ('1 ' || ${interval})::interval
+       ) as ts
+     ), totals as (${totals})
+     select b.ts at time zone 'UTC' as "timestamp", coalesce(t.quantity, 0)::float8 as quantity
+     from buckets b left join totals t on t.ts = b.ts
+     order by b.ts`;
 }
 
 /** The final aggregate over partial aggregates (n, vn, vsum, vmin, vmax) of one bucket. */
@@ -202,23 +287,7 @@ export async function rollupQuantities(em: EntityManager, q: RollupQuery): Promi
   } else {
     parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));
   }
-  const { rows } = await runSql<{ timestamp: Date; quantity: number }>(
-    em,
-    `with buckets as (
-       select generate_series(
-         date_trunc(${interval}, ${start} at time zone 'UTC'),
-         ${end} at time zone 'UTC',
-         ('1 ' || ${interval})::interval
-       ) as ts
-     ), totals as (
-       select p.ts, ${combineSql(q.definition.aggregation)} as quantity
-       from (${parts.join(' union all ')}) p
-       group by 1
-     )
-     select b.ts at time zone 'UTC' as "timestamp", coalesce(t.quantity, 0)::float8 as quantity
-     from buckets b left join totals t on t.ts = b.ts
-     order by b.ts`,
-    params.values,
-  );
+  const totals = `select p.ts, ${combineSql(q.definition.aggregation)} as quantity from (${parts.join(' union all ')}) p group by 1`;
+  const { rows } = await runSql<{ timestamp: Date; quantity: number }>(em, bucketedQuantitiesSql(interval, start, end, totals), params.values);
   return rows;
 }

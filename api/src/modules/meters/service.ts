@@ -10,7 +10,7 @@ import { metadataQuerySql, runSql, SqlParams } from '../events/sql.ts';
 import { exceedsIntervalLimit, INTERVAL_MAX_DAYS } from '../metrics/limits.ts';
 import { Meter, type Aggregation, type Filter } from './entities.ts';
 import { compileAggregation, compileFilter } from './filter.ts';
-import { rebuildRollup, rollupIsCurrent, rollupQuantities } from './rollups.ts';
+import { bucketedQuantitiesSql, rebuildRollup, rollupIsCurrent, rollupQuantities } from './rollups.ts';
 import type { TimeInterval } from './schemas.ts';
 
 export function createMeter(
@@ -142,25 +142,11 @@ export async function rawMeterQuantities(
     params,
   );
   const aggregate = compileAggregation(meter.aggregation, params, 'e.');
-  const { rows } = await runSql<{ timestamp: Date; quantity: number }>(
-    em,
-    `with buckets as (
-       select generate_series(
-         date_trunc(${interval}, ${start} at time zone 'UTC'),
-         ${end} at time zone 'UTC',
-         ('1 ' || ${interval})::interval
-       ) as ts
-     ), totals as (
-       select date_trunc(${interval}, e."timestamp" at time zone 'UTC') as ts, ${aggregate} as quantity
-       from "events" e
-       where e."timestamp" >= ${start} and e."timestamp" <= ${end} and ${where.join(' and ')}
-       group by 1
-     )
-     select b.ts at time zone 'UTC' as "timestamp", coalesce(t.quantity, 0)::float8 as quantity
-     from buckets b left join totals t on t.ts = b.ts
-     order by b.ts`,
-    params.values,
-  );
+  const totals = `select date_trunc(${interval}, e."timestamp" at time zone 'UTC') as ts, ${aggregate} as quantity
+     from "events" e
+     where e."timestamp" >= ${start} and e."timestamp" <= ${end} and ${where.join(' and ')}
+     group by 1`;
+  const { rows } = await runSql<{ timestamp: Date; quantity: number }>(em, bucketedQuantitiesSql(interval, start, end, totals), params.values);
   return rows.map((r) => ({ timestamp: new Date(r.timestamp).toISOString(), quantity: Number(r.quantity) }));
 }
 
