@@ -1,13 +1,10 @@
 /** /v1/files: create (multipart upload), complete the upload, list, rename, delete. */
 import { z } from 'zod/v4';
-import type { EntityManager } from '../../kit/db.ts';
-import { NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
-import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { sellerAuth } from '../../kit/route-helpers.ts';
-import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
+import { idParams, sellerAuth } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { File } from './entities.ts';
 import {
   fileCreateSchema,
@@ -18,17 +15,9 @@ import {
   fileUploadSchema,
   serializeFile,
 } from './schemas.ts';
-import { completeUpload, createFile, deleteFile } from './service.ts';
+import { editFile, finishFileUpload, removeFile, startFileUpload } from './service.ts';
 
-const idParams = z.object({ id: z.uuid() });
-
-async function findFile(em: EntityManager, principal: Principal, id: string): Promise<File> {
-  const orgIds = await visibleOrganizationIds(em, principal);
-  const file = await em.findOne(File, { id, organization: { $in: orgIds }, deletedAt: null });
-  if (!file) throw ResourceNotFound('File not found');
-  return file;
-}
-
+// The object store is called outside any transaction: each service call saves its row once, after the store.
 export const routes = [
   route({
     method: 'post',
@@ -39,12 +28,7 @@ export const routes = [
     body: fileCreateSchema,
     status: 201,
     response: fileUploadSchema,
-    async handler({ body, principal, em, deps }) {
-      const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      const { file, upload } = await createFile(em, deps.storage, organizationId, body);
-      await em.flush();
-      return { ...(await serializeFile(file, deps.storage)), upload };
-    },
+    handler: ({ body, principal, em, deps }) => startFileUpload(em, deps.storage, principal, body),
   }),
   route({
     method: 'post',
@@ -55,13 +39,7 @@ export const routes = [
     params: idParams,
     body: fileUploadCompletedSchema,
     response: fileReadSchema,
-    async handler({ params, body, principal, em, deps }) {
-      const file = await findFile(em, principal, params.id);
-      if (file.isUploaded) throw NotPermitted('This file has already been uploaded');
-      await completeUpload(deps.storage, file, body);
-      await em.flush();
-      return serializeFile(file, deps.storage);
-    },
+    handler: ({ params, body, principal, em, deps }) => finishFileUpload(em, deps.storage, principal, params.id, body),
   }),
   route({
     method: 'get',
@@ -95,13 +73,7 @@ export const routes = [
     params: idParams,
     body: filePatchSchema,
     response: fileReadSchema,
-    async handler({ params, body, principal, em, deps }) {
-      const file = await findFile(em, principal, params.id);
-      if (body.name != null) file.name = body.name;
-      if (body.version !== undefined) file.version = body.version;
-      await em.flush();
-      return serializeFile(file, deps.storage);
-    },
+    handler: ({ params, body, principal, em, deps }) => editFile(em, deps.storage, principal, params.id, body),
   }),
   route({
     method: 'delete',
@@ -111,10 +83,6 @@ export const routes = [
     auth: sellerAuth('files:write'),
     params: idParams,
     status: 204,
-    async handler({ params, principal, em, deps }) {
-      const file = await findFile(em, principal, params.id);
-      await deleteFile(deps.storage, file);
-      await em.flush();
-    },
+    handler: ({ params, principal, em, deps }) => removeFile(em, deps.storage, principal, params.id),
   }),
 ];

@@ -119,6 +119,7 @@ export const filePatchSchema = z.object({
   name: z.string().trim().min(1).max(255).nullish(),
   version: z.string().max(255).nullish(),
 });
+export type FilePatch = z.infer<typeof filePatchSchema>;
 
 const baseShape = {
   id: z.uuid(),

@@ -3,15 +3,63 @@
  * URLs. Create starts the multipart upload and signs one PUT per part; completion assembles the
  * parts, checks the object's size and (when the client gave one) its SHA-256 by reading it back,
  * and only then marks the file uploaded. Delete removes the object and soft-deletes the row.
+ *
+ * The object store is called outside any transaction (a read-back of a large object must not hold a
+ * database connection): each operation does its store work, then writes its row with one flush.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '../../kit/db.ts';
-import { fieldError } from '../../kit/errors.ts';
+import { NotPermitted, ResourceNotFound, fieldError } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
 import type { Storage } from '../../kit/storage.ts';
 import { Organization } from '../organizations/entities.ts';
+import { resolveWriteOrganization, visibleOrganizationIds } from '../organizations/scope.ts';
 import { File } from './entities.ts';
-import { bucketOf, UPLOAD_URL_TTL, type FileCreate } from './schemas.ts';
+import { bucketOf, serializeFile, UPLOAD_URL_TTL, type FileCreate, type FilePatch } from './schemas.ts';
+
+/** A live file the principal can see; 404 otherwise. */
+export async function findVisibleFile(em: EntityManager, principal: Principal, id: string): Promise<File> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const file = await em.findOne(File, { id, organization: { $in: orgIds }, deletedAt: null });
+  if (!file) throw ResourceNotFound('File not found');
+  return file;
+}
+
+/** Creates the file in the caller's organization with its multipart upload; answers the read model and the part URLs. */
+export async function startFileUpload(em: EntityManager, storage: Storage, principal: Principal, input: FileCreate) {
+  const organizationId = await resolveWriteOrganization(em, principal, input.organization_id);
+  const { file, upload } = await createFile(em, storage, organizationId, input);
+  await em.flush();
+  return { ...(await serializeFile(file, storage)), upload };
+}
+
+/** Completes the upload of a file not yet uploaded (403 once it is). */
+export async function finishFileUpload(em: EntityManager, storage: Storage, principal: Principal, id: string, input: UploadCompletion) {
+  const file = await findVisibleFile(em, principal, id);
+  if (file.isUploaded) throw NotPermitted('This file has already been uploaded');
+  await completeUpload(storage, file, input);
+  await em.flush();
+  return serializeFile(file, storage);
+}
+
+/** Renames a file or changes its version. */
+export async function editFile(em: EntityManager, storage: Storage, principal: Principal, id: string, input: FilePatch) {
+  const file = await findVisibleFile(em, principal, id);
+  if (input.name != null) file.name = input.name;
+  if (input.version !== undefined) file.version = input.version;
+  await em.flush();
+  return serializeFile(file, storage);
+}
+
+/** Removes the object (or aborts its pending upload) and soft-deletes the file. */
+export async function removeFile(em: EntityManager, storage: Storage, principal: Principal, id: string): Promise<void> {
+  const file = await findVisibleFile(em, principal, id);
+  await deleteFile(storage, file);
+  await em.flush();
+}
+
+type UploadCompletion = { id: string; path: string; parts: { number: number; checksum_etag: string }[] };
 
 export interface UploadPart {
   number: number;
@@ -40,7 +88,7 @@ function contentDisposition(name: string): string {
 }
 
 /** Creates the row and the multipart upload; returns the file and the presigned part URLs. */
-export async function createFile(
+async function createFile(
   em: EntityManager,
   storage: Storage,
   organizationId: string,
@@ -98,11 +146,7 @@ async function sha256Of(storage: Storage, bucket: string, key: string): Promise<
  * parts the store refuses, a size other than the declared one, or a SHA-256 other than the one given
  * at creation (the assembled object is then removed, so nothing unverified stays in the store).
  */
-export async function completeUpload(
-  storage: Storage,
-  file: File,
-  input: { id: string; path: string; parts: { number: number; checksum_etag: string }[] },
-): Promise<void> {
+async function completeUpload(storage: Storage, file: File, input: UploadCompletion): Promise<void> {
   if (!file.uploadId || input.id !== file.uploadId) throw fieldError(['body', 'id'], 'Unknown upload id for this file', 'value_error', input.id);
   if (input.path !== file.path) throw fieldError(['body', 'path'], 'Path does not match the file', 'value_error', input.path);
   const bucket = bucketOf(file, storage);
@@ -139,7 +183,7 @@ export async function completeUpload(
 }
 
 /** Removes the object (or aborts the pending upload) and soft-deletes the row. */
-export async function deleteFile(storage: Storage, file: File): Promise<void> {
+async function deleteFile(storage: Storage, file: File): Promise<void> {
   const bucket = bucketOf(file, storage);
   if (file.uploadId) await storage.client.abortMultipartUpload(bucket, file.path, file.uploadId).catch(() => undefined);
   await storage.client.removeObject(bucket, file.path);
