@@ -9,10 +9,19 @@
  * Waiting: one watcher polls the bench database every 20 ms with a single read-only query for all
  * purchases in flight (order paid and grant granted, both committed); each purchase is then checked
  * once through the API (`GET /v1/orders/?checkout_id=` and `GET /v1/customers/{id}/state`) and its time
- * taken after that answer. (Before, every buyer polled those two API reads every 50 ms: at 10 buyers
- * the polling cost the API and the bench more CPU than the purchases themselves.)
+ * taken after that answer.
  *
- *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--keep] [--profile DIR] [--per-request N]
+ * Per purchase and level it also prints what does not depend on the machine's load (the main figures
+ * on a shared machine): CPU ms of the API, the worker, the Temporal server (net of its rate in a quiet
+ * window just before: the dev server is shared) and the PostgreSQL backends of the bench database
+ * (/proc/<pid>/stat); SQL statements of the API and of the worker, counted by a proxy in front of
+ * PostgreSQL (pg-counter.ts; `--top N` lists the N most frequent); and workflow runs, history events,
+ * workflow tasks, activity tasks, local activities, signals, timers and child workflows, read from
+ * the histories of the bench's namespace (temporal-count.ts). First it prints the machine, `uptime`
+ * and the in-run reference: workflows of one local activity at the highest concurrency
+ * (reference.ts, `--reference N`, 0 to skip), so that purchases/s can be read against it (×floor).
+ *
+ *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--reference 300] [--top N] [--keep] [--profile DIR] [--per-request N]
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
  * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
@@ -36,8 +45,12 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
-import { benchNamespace } from '../common.ts';
+import { benchNamespace, secs } from '../common.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
+import { Client, Connection } from '@temporalio/client';
+import { difference, startCountingProxy, type CountingProxy, type StatementCounts } from './pg-counter.ts';
+import { describeCounts, historyCounts } from './temporal-count.ts';
+import { temporalFloor } from './reference.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 function arg(name: string): string | undefined {
@@ -51,6 +64,13 @@ const KEEP = process.argv.includes('--keep');
 const PROFILE_DIR = arg('profile');
 /** --per-request N: afterwards, N sequential requests of each kind a purchase makes, with the API's CPU per request. */
 const PER_REQUEST = Number(arg('per-request') ?? 0);
+/** --reference N: the in-run reference, N workflows of one local activity (0: none). */
+const REFERENCE = Number(arg('reference') ?? 300);
+/** --top N: the N most frequent statements of the API and the worker per level. */
+const TOP = Number(arg('top') ?? 0);
+/** Quiet window before each level (the shared Temporal server's own rate) and settle time after it. */
+const IDLE_MS = 3000;
+const SETTLE_MS = 2000;
 const WATCH_MS = 20;
 const FULFIL_TIMEOUT_MS = 60_000;
 
@@ -155,7 +175,7 @@ async function setUp(base: string) {
  * flight (its order paid and its grant of `benefitId` granted).
  */
 function fulfilmentWatcher(databaseUrl: string, benefitId: string) {
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const db = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-watcher' });
   const waiting = new Map<string, () => void>();
   let stopped = false;
   const loop = (async () => {
@@ -246,47 +266,63 @@ function pids(pattern: string): number[] {
     return [];
   }
 }
-/** Where the CPU of a run goes: the API, the worker, the Temporal server, PostgreSQL (every backend), the mail catcher and this process. */
-function cpuSampler(apiPid: number, workerPid: number) {
-  const groups: Record<string, () => number[]> = {
-    api: () => [apiPid],
-    worker: () => [workerPid],
-    temporal: () => pids('temporal server start-dev'),
-    postgres: () => pids('postgres'),
-    maildev: () => pids('maildev'),
+const temporalPid = () => pids('temporal server start-dev')[0] ?? null;
+
+/**
+ * Where the CPU of a window goes: the API, the worker, the Temporal server, the PostgreSQL backends
+ * serving the bench database (other databases' backends are other people's), and this process. The
+ * Temporal server is shared: its CPU is also shown net of its rate in a quiet window before (`idle`).
+ */
+function cpuSampler(apiPid: number, workerPid: number, benchBackends: () => Promise<number[]>) {
+  const take = async () => {
+    const backends = await benchBackends();
+    const tpid = temporalPid();
+    return {
+      at: performance.now(),
+      api: cpuMs(apiPid),
+      worker: cpuMs(workerPid),
+      temporal: tpid ? cpuMs(tpid) : 0,
+      postgres: new Map(backends.map((p) => [p, cpuMs(p)])),
+      self: process.cpuUsage(),
+    };
   };
-  const take = () => {
-    const out: Record<string, Map<number, number>> = {};
-    for (const [name, list] of Object.entries(groups)) out[name] = new Map(list().map((p) => [p, cpuMs(p)]));
-    return { out, self: process.cpuUsage() };
-  };
+  type Sample = Awaited<ReturnType<typeof take>>;
   return {
-    start: take,
-    /** CPU ms per purchase for each group since `from` (processes present at both ends). */
-    perPurchase(from: ReturnType<typeof take>, purchases: number): string {
-      const to = take();
-      const parts: string[] = [];
-      for (const [name, before] of Object.entries(from.out)) {
-        let ms = 0;
-        for (const [pid, after] of to.out[name]!) ms += after - (before.get(pid) ?? after);
-        parts.push(`${name} ${(ms / purchases).toFixed(0)}`);
-      }
+    take,
+    /** CPU ms per purchase by process between two samples; `temporalIdleRate` is ms of Temporal CPU per wall ms when quiet. */
+    perPurchase(from: Sample, to: Sample, purchases: number, temporalIdleRate: number) {
+      let postgres = 0;
+      for (const [pid, after] of to.postgres) postgres += after - (from.postgres.get(pid) ?? 0);
       const self = process.cpuUsage(from.self);
-      parts.push(`bench ${((self.user + self.system) / 1000 / purchases).toFixed(0)}`);
-      return parts.join(', ');
+      const temporalRaw = to.temporal - from.temporal;
+      const temporalNet = Math.max(0, temporalRaw - temporalIdleRate * (to.at - from.at));
+      const r = {
+        api: (to.api - from.api) / purchases,
+        worker: (to.worker - from.worker) / purchases,
+        temporal: temporalNet / purchases,
+        postgres: postgres / purchases,
+        bench: (self.user + self.system) / 1000 / purchases,
+        temporalRaw: temporalRaw / purchases,
+      };
+      return { ...r, total: r.api + r.worker + r.temporal + r.postgres };
     },
   };
 }
 
 /** The API's CPU per request of each kind a purchase makes, N sequential requests each (one at a time, after a pause for the worker to settle). */
-async function perRequest(base: string, seller: { token: string; productId: string }, apiPid: number, n: number) {
+async function perRequest(base: string, seller: { token: string; productId: string }, apiPid: number, n: number, statements: CountingProxy) {
   const settle = () => new Promise((r) => setTimeout(r, 3000));
   const measure = async (what: string, fn: (i: number) => Promise<unknown>) => {
     await settle();
     const c0 = cpuMs(apiPid);
+    const s0 = statements.snapshot();
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await fn(i);
-    console.log(`${what.padEnd(28)} ${((cpuMs(apiPid) - c0) / n).toFixed(1).padStart(6)} ms CPU  ${((performance.now() - t0) / n).toFixed(1).padStart(6)} ms wall`);
+    const wall = (performance.now() - t0) / n;
+    const st = difference(s0, statements.snapshot());
+    console.log(
+      `${what.padEnd(28)} ${((cpuMs(apiPid) - c0) / n).toFixed(1).padStart(6)} ms CPU  ${wall.toFixed(1).padStart(6)} ms wall  ${(st.total / n).toFixed(1).padStart(5)} statements`,
+    );
   };
   const checkouts: { id: string; client_secret: string }[] = [];
   const customers: string[] = [];
@@ -310,42 +346,102 @@ async function perRequest(base: string, seller: { token: string; productId: stri
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const f1 = (n: number) => n.toFixed(1);
+
+/** The most frequent statements of a window, per purchase. */
+function topStatements(st: StatementCounts, purchases: number, n: number): string[] {
+  return [...st.byText]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([text, count]) => `    ${(count / purchases).toFixed(2).padStart(6)}  ${text.length > 150 ? `${text.slice(0, 150)}…` : text}`);
+}
 
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const dbUrl = new URL(base.DATABASE_URL);
-dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout`;
+const benchDatabase = `${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout`;
+dbUrl.pathname = `/${benchDatabase}`;
 const databaseUrl = dbUrl.toString();
 const taskQueue = `bench-checkout-${randomUUID().slice(0, 8)}`;
 await ensureDatabase(databaseUrl, { recreate: true });
 const { used: usedStack, namespace } = await benchNamespace(base);
 
+// The API and the worker reach PostgreSQL through counting proxies (statements per purchase).
+const pgTarget = { host: dbUrl.hostname, port: Number(dbUrl.port || 5432) };
+const apiStatements = await startCountingProxy(pgTarget);
+const workerStatements = await startCountingProxy(pgTarget);
+const viaProxy = (proxy: CountingProxy) => {
+  const u = new URL(databaseUrl);
+  u.hostname = '127.0.0.1';
+  u.port = String(proxy.port);
+  return u.toString();
+};
+
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const env = { DATABASE_URL: databaseUrl, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+const env = { TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
 let apiProc: ChildProcess | undefined;
 let workerProc: ChildProcess | undefined;
 let watcher: Watcher | undefined;
+const admin = new pg.Client({ connectionString: databaseUrl });
+let temporalConnection: Connection | undefined;
 try {
   // The API first: it applies the migrations at start-up.
-  apiProc = await startProcess('api', 'api/src/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url }, 'listening');
-  workerProc = await startProcess('worker', 'workers/src/main.ts', env, 'worker started');
+  apiProc = await startProcess('api', 'api/src/server.ts', { ...env, DATABASE_URL: viaProxy(apiStatements), PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url }, 'listening');
+  workerProc = await startProcess('worker', 'workers/src/main.ts', { ...env, DATABASE_URL: viaProxy(workerStatements) }, 'worker started');
+  await admin.connect();
   const seller = await setUp(url);
   watcher = fulfilmentWatcher(databaseUrl, seller.benefitId);
+  // The backends serving the API and the worker: every backend of the bench database but the bench's own two.
+  const benchBackends = async () =>
+    (
+      await admin.query<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and coalesce(application_name, '') <> 'bench-watcher'`,
+        [benchDatabase],
+      )
+    ).rows.map((r) => r.pid);
   await purchase(url, seller, watcher, []); // warm-up (first workflow, JIT, pools)
-  const cpu = cpuSampler(apiProc.pid!, workerProc.pid!);
-  const cpuLines: string[] = [];
+  const cpu = cpuSampler(apiProc.pid!, workerProc.pid!, benchBackends);
+  temporalConnection = await Connection.connect({ address: base.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection: temporalConnection, namespace });
 
+  const tpid = temporalPid();
   console.log(`stack before: ${usedStack}`);
-  console.log(`checkout bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before`);
-  console.log('buyers  purchases  p50 ms  p99 ms  purchases/s  load(1m)  unfulfilled  confirm p50/p99 ms');
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`,
+  );
+  console.log(`uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
+  let floor = null;
+  if (REFERENCE > 0) {
+    floor = await temporalFloor({
+      address: base.TEMPORAL_ADDRESS,
+      namespace,
+      count: REFERENCE,
+      concurrency: Math.max(...LEVELS),
+      temporalCpuMs: () => (tpid ? cpuMs(tpid) : null),
+    });
+    console.log(
+      `in-run reference (Temporal floor): ${REFERENCE} workflows of one local activity at concurrency ${Math.max(...LEVELS)}: ${f1(floor.perSecond)} workflows/s, ` +
+        `${floor.temporalMs === null ? 'n/a' : f1(floor.temporalMs)} ms Temporal + ${f1(floor.selfMs)} ms client/worker CPU per workflow`,
+    );
+  }
+  console.log('buyers  purchases  p50 ms  p99 ms  purchases/s  ×floor  load(1m)  unfulfilled  confirm p50/p99 ms');
+  const detail: string[] = [];
   for (const level of LEVELS) {
     const total = Math.max(level * PER_BUYER, 10);
+    // Temporal's own rate while this bench is quiet (others may be using the shared server).
+    const q0 = await cpu.take();
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const q1 = await cpu.take();
+    const temporalIdleRate = (q1.temporal - q0.temporal) / (q1.at - q0.at);
     let next = 0;
     const latencies: number[] = [];
     let unfulfilled = 0;
     const confirmMs: number[] = [];
+    const wallFrom = Date.now();
     const started = performance.now();
-    const cpu0 = cpu.start();
+    const cpu0 = await cpu.take();
+    const api0 = apiStatements.snapshot();
+    const worker0 = workerStatements.snapshot();
     await Promise.all(
       Array.from({ length: level }, async () => {
         while (next < total) {
@@ -357,23 +453,43 @@ try {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    cpuLines.push(`${String(level).padStart(6)}  ${cpu.perPurchase(cpu0, total)}`);
-    const sorted = latencies.sort((a, b) => a - b);
+    // What the purchases left running (the receipt, the outbox dispatcher) finishes in this window too.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const cpu1 = await cpu.take();
+    const wallTo = Date.now();
+    const apiSt = difference(api0, apiStatements.snapshot());
+    const workerSt = difference(worker0, workerStatements.snapshot());
+    const c = cpu.perPurchase(cpu0, cpu1, total, temporalIdleRate);
+    const sorted = latencies.sort((a, b) => b - a).reverse();
     if (!sorted.length) sorted.push(Number.NaN);
+    const rate = latencies.length / seconds;
     console.log(
-      `${String(level).padStart(6)}  ${String(total).padStart(9)}  ${pct(sorted, 50).toFixed(0).padStart(6)}  ${pct(sorted, 99).toFixed(0).padStart(6)}  ${(latencies.length / seconds).toFixed(1).padStart(11)}  ${os.loadavg()[0]!.toFixed(2).padStart(8)}  ${String(unfulfilled).padStart(11)}  ${pct(confirmMs.sort((a, b) => a - b), 50).toFixed(0)}/${pct(confirmMs, 99).toFixed(0)}`,
+      `${String(level).padStart(6)}  ${String(total).padStart(9)}  ${pct(sorted, 50).toFixed(0).padStart(6)}  ${pct(sorted, 99).toFixed(0).padStart(6)}  ${rate.toFixed(1).padStart(11)}  ${(floor ? (rate / floor.perSecond).toFixed(2) : '-').padStart(6)}  ${os.loadavg()[0]!.toFixed(2).padStart(8)}  ${String(unfulfilled).padStart(11)}  ${pct(confirmMs.sort((a, b) => a - b), 50).toFixed(0)}/${pct(confirmMs, 99).toFixed(0)}`,
     );
+    detail.push(
+      `${level} buyers, per purchase (${total} purchases, window ${secs(wallTo - wallFrom)} incl. ${SETTLE_MS / 1000} s settle):`,
+      `  CPU ms: API ${f1(c.api)}, worker ${f1(c.worker)}, Temporal ${f1(c.temporal)} (raw ${f1(c.temporalRaw)}, idle rate ${f1(temporalIdleRate * 1000)} ms/s), PostgreSQL ${f1(c.postgres)} = ${f1(c.total)} ms; bench ${f1(c.bench)}`,
+      `  SQL statements: API ${f1(apiSt.total / total)} (${f1(apiSt.transaction / total)} begin/commit), worker ${f1(workerSt.total / total)} (${f1(workerSt.transaction / total)} begin/commit)`,
+    );
+    if (TOP > 0) {
+      detail.push('  API statements, most frequent:', ...topStatements(apiSt, total, TOP), '  worker statements, most frequent:', ...topStatements(workerSt, total, TOP));
+    }
+    detail.push('  Temporal, per purchase:', ...describeCounts(await historyCounts(temporal, wallFrom, wallTo), total));
   }
-  if (PER_REQUEST > 0) await perRequest(url, seller, apiProc.pid!, PER_REQUEST);
-  console.log('CPU ms per purchase, by process:');
-  for (const line of cpuLines) console.log(line);
+  for (const line of detail) console.log(line);
+  if (PER_REQUEST > 0) await perRequest(url, seller, apiProc.pid!, PER_REQUEST, apiStatements);
   console.log(
-    `purchases/s counts whole purchases (checkout create + confirm + fulfilment) completed per wall-clock second; unfulfilled: not fulfilled within ${FULFIL_TIMEOUT_MS / 1000} s.`,
+    `purchases/s counts whole purchases (checkout create + confirm + fulfilment) completed per wall-clock second; ×floor is that over the reference's workflows/s; unfulfilled: not fulfilled within ${FULFIL_TIMEOUT_MS / 1000} s.`,
   );
+  console.log('CPU and statements include the bench\'s own requests per purchase (create, confirm, GET order, GET customer state); the Temporal figure is net of its quiet-window rate.');
 } finally {
   await watcher?.stop();
   await stop(workerProc);
   await stop(apiProc);
+  await admin.end().catch(() => {});
+  await temporalConnection?.close().catch(() => {});
+  await apiStatements.close();
+  await workerStatements.close();
   await deleteNamespace(base.TEMPORAL_ADDRESS, namespace).catch(() => {});
   if (!KEEP) await dropDatabase(databaseUrl).catch(() => {});
 }
