@@ -88,7 +88,9 @@ afterAll(async () => {
 }, 120_000);
 
 const runUrl = (workflowId: string) => `${TEMPORAL_UI}/namespaces/${encodeURIComponent(srv.deps.cfg.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
-const queryUrl = (query: string) => `${TEMPORAL_UI}/namespaces/${encodeURIComponent(srv.deps.cfg.TEMPORAL_NAMESPACE)}/workflows?query=${encodeURIComponent(query)}`;
+// Visibility queries are scoped to the organization by the API's template.
+const queryUrl = (query: string) =>
+  `${TEMPORAL_UI}/namespaces/${encodeURIComponent(srv.deps.cfg.TEMPORAL_NAMESPACE)}/workflows?query=${encodeURIComponent(`OrganizationId = "${owner.organization.id}" AND (${query})`)}`;
 
 describe('seller console: operations', () => {
   it('shows an admin the dashboard in euros and "Open in Temporal" on order, refund, checkout, subscription and webhook pages', async () => {

@@ -198,13 +198,16 @@ describe('linking the console to Temporal', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     const ui = env.srv.deps.cfg.TEMPORAL_UI_URL.replace(/\/+$/, '');
+    const org = user.organization.id;
     expect(body).toEqual({
+      organization_id: org,
       ui_url: ui,
       namespace: env.srv.deps.cfg.TEMPORAL_NAMESPACE,
       workflow_url_template: `${ui}/namespaces/${env.srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows/{workflow_id}`,
-      query_url_template: `${ui}/namespaces/${env.srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows?query={query}`,
+      query_url_template: `${ui}/namespaces/${env.srv.deps.cfg.TEMPORAL_NAMESPACE}/workflows?query=${encodeURIComponent(`OrganizationId = "${org}" AND (`)}{query}${encodeURIComponent(')')}`,
       search_attributes: Object.values(SEARCH_ATTRIBUTES).map((k) => k.name),
     });
-    expect((await call(env.srv.url, s.token, 'GET', '/v1/operations/temporal')).status).toBeGreaterThanOrEqual(401);
+    // Scoping (another organization, tokens, no credentials): tests/security/operations-scope.test.ts.
+    expect((await call(env.srv.url, null, 'GET', '/v1/operations/temporal')).status).toBe(401);
   });
 });

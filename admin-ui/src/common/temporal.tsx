@@ -34,12 +34,14 @@ export function useIsOrganizationAdmin(): boolean {
   return !!data && (data.includes('owner') || data.includes('admin'));
 }
 
+/** The selected organization's links: its visibility queries find only its runs. */
 export function useTemporalLinks(enabled = true): TemporalLinks | undefined {
+  const org = currentOrganizationId();
   return useQuery({
-    queryKey: ['operations-temporal'],
-    enabled,
+    queryKey: ['operations-temporal', org],
+    enabled: enabled && !!org,
     staleTime: Infinity,
-    queryFn: () => api<TemporalLinks>('/v1/operations/temporal'),
+    queryFn: () => api<TemporalLinks>(`/v1/operations/temporal?organization_id=${encodeURIComponent(org!)}`),
   }).data;
 }
 
