@@ -2,11 +2,34 @@ import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Pool, PoolClient } from 'pg';
 import type { Config } from './config.ts';
 
 export type EntityList = NonNullable<Options['entities']>;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Gives back to the pool a checked-out connection whose socket ended (PostgreSQL restarted or cut
+ * it). Kysely's controlled transactions release their connection only after a BEGIN, COMMIT or
+ * ROLLBACK succeeds, so a transaction caught by a restart kept its slot forever: after `max` of them
+ * the pool was wedged and every request waited out `connectionTimeoutMillis`. The dead client is
+ * released with an error (the pool discards it and serves the next waiter with a new connection);
+ * the holder's own release later is a no-op.
+ */
+export function releaseDeadConnections(pool: Pool): void {
+  const checkedOut = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_err, client) => checkedOut.delete(client));
+  pool.on('connect', (client) => {
+    client.once('end', () => {
+      if (!checkedOut.has(client)) return;
+      const release = client.release;
+      client.release = () => {};
+      release(new Error('connection ended while checked out'));
+    });
+  });
+}
 
 /** The ORM configuration; the caller passes the entity list (the modules' registry, `modules/entities.ts`). */
 export function ormConfig(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, entities: EntityList) {
@@ -17,7 +40,7 @@ export function ormConfig(cfg: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'
     pool: { min: 0, max: cfg.DATABASE_POOL_MAX },
     // Waiting for a connection (or for PostgreSQL to accept one) ends after 15 s with an error the API
     // answers 503, instead of holding the request forever while the database restarts.
-    driverOptions: { connectionTimeoutMillis: 15_000 },
+    driverOptions: { connectionTimeoutMillis: 15_000, onPoolCreated: releaseDeadConnections },
     forceUtcTimezone: true,
     migrations: {
       path: path.join(here, 'migrations'),

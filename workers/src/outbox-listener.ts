@@ -20,6 +20,10 @@ import { outboxDispatcherWorkflowId } from '@emporia/workflows/ids';
  */
 const WAKE_COALESCE_MS = 250;
 
+/** Pauses between attempts to re-open the LISTEN connection: 0.5 s, doubling up to 5 s. */
+const LISTEN_RETRY_MIN_MS = 500;
+const LISTEN_RETRY_MAX_MS = 5_000;
+
 export interface OutboxListener {
   stop(): Promise<void>;
 }
@@ -69,25 +73,63 @@ export async function startOutboxListener(
       wake().catch((err: unknown) => deps.log.warn({ err }, 'outbox wake-up failed; the dispatcher will poll'));
     }, WAKE_COALESCE_MS);
   };
-  const connect = async (): Promise<void> => {
+  // The LISTEN connection is re-opened whenever it drops (PostgreSQL restarted), with a growing pause
+  // between attempts while the database is still away; each new connection wakes the dispatcher once
+  // for the commits it could not hear about.
+  let retryMs = LISTEN_RETRY_MIN_MS;
+  let retry: NodeJS.Timeout | undefined;
+  const reconnect = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, retryMs);
+    retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+  };
+  const connect = async (): Promise<boolean> => {
     const c = new pg.Client({ connectionString: deps.cfg.DATABASE_URL });
     c.on('notification', onNotify);
-    c.on('error', (err) => {
-      deps.log.warn({ err }, 'outbox listener connection lost; reconnecting');
-      client = undefined;
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1000);
-    });
-    await c.connect();
-    await c.query('LISTEN outbox_events');
+    const lost = (err?: Error) => {
+      if (stopped) return;
+      if (client === c) {
+        client = undefined;
+        deps.log.warn({ err }, 'outbox listener connection lost; reconnecting');
+      }
+      void c.end().catch(() => {});
+      reconnect();
+    };
+    c.on('error', lost);
+    c.on('end', () => lost());
+    try {
+      await c.connect();
+      await c.query('LISTEN outbox_events');
+    } catch (err) {
+      deps.log.warn({ err }, 'outbox listener could not connect; retrying');
+      void c.end().catch(() => {});
+      reconnect();
+      return false;
+    }
+    if (stopped) {
+      await c.end().catch(() => {});
+      return false;
+    }
     client = c;
+    retryMs = LISTEN_RETRY_MIN_MS;
     onNotify();
+    return true;
   };
-  await connect();
+  if (!(await connect())) {
+    stopped = true;
+    clearInterval(sweeper);
+    if (retry) clearTimeout(retry);
+    throw new Error('outbox listener: could not LISTEN on outbox_events');
+  }
   return {
     async stop() {
       stopped = true;
       clearInterval(sweeper);
       if (pending) clearTimeout(pending);
+      if (retry) clearTimeout(retry);
       await client?.end().catch(() => {});
     },
   };
