@@ -69,6 +69,7 @@ export const OAuth2AuthorizationCode = defineEntity({
     subType: p.enum(OAUTH2_SUB_TYPES),
     organization: () => p.manyToOne(Organization).nullable().deleteRule('cascade'),
     scopes: p.array(),
+    /** As the authorization request named it; empty when it named none (then optional at the token endpoint). */
     redirectUri: p.text(),
     codeChallenge: p.string().nullable(),
     nonce: p.text().nullable(),

@@ -172,6 +172,8 @@ export async function authenticateClient(em: EntityManager, req: Request, form: 
 export interface ValidAuthorizeRequest {
   client: OAuth2Client;
   redirectUri: string;
+  /** Whether the request named `redirect_uri` (else the client's only registered one is used). */
+  redirectUriGiven: boolean;
   scopes: string[];
   subType: OAuth2SubType;
   codeChallenge: string | null;
@@ -214,6 +216,7 @@ export async function validateAuthorizeRequest(em: EntityManager, q: AuthorizeQu
   return {
     client,
     redirectUri,
+    redirectUriGiven: !!q.redirect_uri,
     scopes: requested,
     subType: q.sub_type,
     codeChallenge: q.code_challenge ?? null,
@@ -249,7 +252,8 @@ export async function issueCode(
     subType: r.subType,
     organization: organizationId ? em.getReference(Organization, organizationId) : null,
     scopes: r.scopes,
-    redirectUri: r.redirectUri,
+    // Empty when the request named none: the token request then need not name one (RFC 6749 §4.1.3).
+    redirectUri: r.redirectUriGiven ? r.redirectUri : '',
     codeChallenge: r.codeChallenge,
     nonce: r.nonce,
     expiresAt: new Date(Date.now() + CODE_TTL_MS),
@@ -317,7 +321,13 @@ export async function exchangeCode(em: EntityManager, cfg: Config, client: OAuth
     throw new OAuthError(400, 'invalid_grant', 'Authorization code already used');
   }
   if (code.expiresAt.getTime() <= Date.now()) throw new OAuthError(400, 'invalid_grant', 'Authorization code expired');
-  if (form.redirect_uri !== code.redirectUri) throw new OAuthError(400, 'invalid_grant', 'redirect_uri does not match the authorization request');
+  // RFC 6749 §4.1.3: required, and identical, only when the authorization request included it; when it
+  // did not, one sent anyway must still be registered for the client.
+  if (code.redirectUri) {
+    if (form.redirect_uri !== code.redirectUri) throw new OAuthError(400, 'invalid_grant', 'redirect_uri does not match the authorization request');
+  } else if (form.redirect_uri !== undefined && !matchesRedirectUri(client.redirectUris, form.redirect_uri)) {
+    throw new OAuthError(400, 'invalid_grant', 'redirect_uri is not registered for this client');
+  }
   if (code.codeChallenge) {
     if (!form.code_verifier) throw new OAuthError(400, 'invalid_grant', 'code_verifier is required');
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(form.code_verifier) || !constantTimeEqual(s256(form.code_verifier), code.codeChallenge)) {
