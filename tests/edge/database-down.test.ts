@@ -27,4 +27,17 @@ describe('PostgreSQL unreachable', () => {
       expect(await json(r)).toMatchObject({ error: 'ServiceUnavailable' });
     }
   });
+
+  it('answers the auth service (/api/auth) with 503 and Retry-After in its own error shape', async () => {
+    const headers = { 'content-type': 'application/json', origin: srv.deps.cfg.PUBLIC_URL };
+    const answers = [
+      await fetch(`${srv.url}/api/auth/sign-in/email`, { method: 'POST', headers, body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery' }) }),
+      await fetch(`${srv.url}/api/auth/sign-up/email`, { method: 'POST', headers, body: JSON.stringify({ email: 'b@example.com', password: 'correct horse battery', name: 'B' }) }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([503, 503]);
+    for (const r of answers) {
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await json(r)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    }
+  });
 });

@@ -6,6 +6,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Deps } from '../../deps.ts';
 import { registerSessionResolver } from '../../kit/principals.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../kit/unavailable.ts';
 import { AUTH_ERRORS, AuthError } from '../errors.ts';
 import { checkRedirectTargets, checkRequestOrigin } from '../origins.ts';
 import { rateLimiter } from '../rate-limit.ts';
@@ -76,6 +77,13 @@ export function authRouter(deps: Deps): Router {
     const e = err as { type?: string };
     if (err instanceof SyntaxError || e?.type === 'entity.parse.failed') {
       res.status(400).json({ code: 'VALIDATION_ERROR', message: 'Invalid body parameters' });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      // Nothing was saved; the same request can succeed once PostgreSQL is back.
+      deps.log.warn({ err, requestId: req.id }, 'database unavailable');
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      res.status(503).json({ code: 'SERVICE_UNAVAILABLE', message: 'Service temporarily unavailable. Retry after the seconds in Retry-After.' });
       return;
     }
     deps.log.error({ err, requestId: req.id }, 'auth request failed');
