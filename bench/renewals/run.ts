@@ -20,7 +20,6 @@
  * that: 2.0/s). CPU-bound, the worker's JavaScript thread saturated: see README "Throughput".
  */
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
 import { arg, benchNamespace, pool, secs } from '../common.ts';
@@ -37,10 +36,15 @@ import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createWorker } from '../../workers/src/worker.ts';
+import { countStatements, cpuSince, cpuSnapshot, historyFigures, machine, printPerRenewal } from './measure.ts';
 
 const N = arg('count', 10_000);
 const START_CONCURRENCY = arg('start-concurrency', 64);
 const KEEP = process.argv.includes('--keep');
+const SHOW_STATEMENTS = process.argv.includes('--statements');
+const HISTORY_SAMPLE = arg('history-sample', 50);
+/** The progress poll below (`count(*)` of the cycle orders) is the bench's, not the renewals'. */
+const statements = countStatements(/^select count\(\*\).* from "orders"/i);
 const PRICE = 1999;
 
 async function main() {
@@ -60,7 +64,8 @@ async function main() {
   });
   const deps = await createDeps(cfg, 'bench-renewals');
   await migrate(deps.orm);
-  console.log(`renewals benchmark: ${N} subscriptions, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
+  console.log(`renewals benchmark: ${N} subscriptions`);
+  console.log(`machine:        ${machine()}`);
   console.log(`stack before:   ${used}`);
 
   // ---- seed -------------------------------------------------------------------------------------
@@ -107,16 +112,26 @@ async function main() {
   const worker = await createWorker(deps);
   const running = worker.run();
   const tStart = Date.now();
-  await pool(ids, START_CONCURRENCY, (subscriptionId) =>
-    deps.temporal.workflow.start('subscriptionWorkflow', {
+  const sampleEvery = Math.max(1, Math.floor(N / HISTORY_SAMPLE));
+  const sampled: { workflowId: string; runId: string }[] = [];
+  let nth = 0;
+  await pool(ids, START_CONCURRENCY, async (subscriptionId) => {
+    const i = nth++;
+    const h = await deps.temporal.workflow.start('subscriptionWorkflow', {
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       workflowId: subscriptionWorkflowId(subscriptionId),
       args: [{ subscriptionId }],
-    }),
-  );
+    });
+    if (i % sampleEvery === 0 && sampled.length < HISTORY_SAMPLE) sampled.push({ workflowId: h.workflowId, runId: h.firstExecutionRunId });
+  });
   const tStarted = Date.now();
   console.log(`started ${N} workflows in ${secs(tStarted - tStart)}; periods end at ${renewAt.toISOString()}`);
   if (tStarted > renewAt.getTime()) console.log('  (starting outlasted --lead: some renewals ran while workflows were still starting)');
+  // The per-renewal figures cover the renewal phase only (from the common period end).
+  if (Date.now() < renewAt.getTime()) await new Promise((r) => setTimeout(r, renewAt.getTime() - Date.now()));
+  const database = url.pathname.slice(1);
+  const cpu0 = cpuSnapshot(database);
+  statements.reset();
 
   const check = deps.orm.em.fork();
   let paid = 0;
@@ -134,6 +149,8 @@ async function main() {
     }
   }
   const tDone = Date.now();
+  const cpu = cpuSince(cpu0, database);
+  statements.stop();
   const from = Math.max(renewAt.getTime(), tStarted);
   const renewMs = tDone - from;
   const rolled = await check.count(Subscription, { currentPeriodEnd: periodEnd(renewAt, 'month', startedAt.getUTCDate()), status: 'active' });
@@ -141,6 +158,7 @@ async function main() {
   console.log(`renewal phase:  ${secs(renewMs)} from the common period end (±1 s polling)`);
   console.log(`throughput:     ${(paid / (renewMs / 1000)).toFixed(1)} renewals/s`);
   console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
+  printPerRenewal(paid, cpu, statements, await historyFigures(deps.temporal, sampled), { showStatements: SHOW_STATEMENTS });
 
   // ---- clean up -------------------------------------------------------------------------------------
   worker.shutdown();

@@ -8,16 +8,15 @@
  *
  *   npx tsx bench/usage-renewals/run.ts [--count 10000] [--events 1000000] [--lead <seconds>] [--keep]
  *
- * The meter-aggregation share: before the renewals, the aggregation each renewal runs (usageBetween,
- * credited and consumed credits, as quoteUsage does) is run once for every subscription on the same
- * connection pool; its time over the renewal phase's time is the share.
+ * The meter-aggregation share: before the renewals, the aggregation each renewal runs (meterFigures:
+ * usage not billed yet, credited and consumed credits, the one statement quoteUsage sends) is run once
+ * for every subscription on the same connection pool; its time over the renewal phase's time is the share.
  *
  * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
  * `<database>_bench_usage_renewals`, seeds there, runs its own worker on its own task queue and Temporal
  * namespace, and drops both at the end (unless --keep). Figures: docs/performance.md.
  */
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
 import { arg, benchNamespace, pool, secs } from '../common.ts';
@@ -31,16 +30,21 @@ import { SandboxCustomer, SandboxPaymentMethod } from '../../api/src/modules/pay
 import { periodEnd } from '../../api/src/modules/pricing/index.ts';
 import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
 import { Meter } from '../../api/src/modules/meters/entities.ts';
-import { consumedCredits, creditedUnits, usageBetween } from '../../api/src/modules/usage/service.ts';
+import { meterFigures } from '../../api/src/modules/usage/service.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createWorker } from '../../workers/src/worker.ts';
+import { countStatements, cpuSince, cpuSnapshot, historyFigures, machine, printPerRenewal, startProfile } from '../renewals/measure.ts';
 
 const N = arg('count', 10_000);
 const E = arg('events', 1_000_000);
 const START_CONCURRENCY = arg('start-concurrency', 64);
 const KEEP = process.argv.includes('--keep');
+const SHOW_STATEMENTS = process.argv.includes('--statements');
+const HISTORY_SAMPLE = arg('history-sample', 50);
+/** The progress poll below (`count(*)` of the cycle orders) is the bench's, not the renewals'. */
+const statements = countStatements(/^select count\(\*\).* from "orders"/i);
 const PRICE = 1999;
 
 async function main() {
@@ -60,7 +64,8 @@ async function main() {
   });
   const deps = await createDeps(cfg, 'bench-usage-renewals');
   await migrate(deps.orm);
-  console.log(`usage renewals benchmark: ${N} metered subscriptions, ${E} events, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}`);
+  console.log(`usage renewals benchmark: ${N} metered subscriptions, ${E} events`);
+  console.log(`machine:        ${machine()}`);
   console.log(`stack before:   ${used}`);
 
   // ---- seed -------------------------------------------------------------------------------------
@@ -130,14 +135,19 @@ async function main() {
   // The aggregation alone, as each renewal runs it, for every subscription (same pool, same concurrency as the worker's activities).
   const tAgg = Date.now();
   const meterRow = await deps.orm.em.fork().findOneOrFail(Meter, { id: meter.id });
-  const customerIds = (await deps.orm.em.fork().find(Subscription, { id: { $in: ids } }, { fields: ['customer'] })).map((s) => s.customer.id);
+  const subs = (await deps.orm.em.fork().find(Subscription, { id: { $in: ids } }, { fields: ['customer'] })).map((s) => ({ id: s.id, customerId: s.customer.id }));
   let aggregated = 0;
-  await pool(customerIds, 20, async (customerId) => {
-    const e = deps.orm.em.fork();
-    const usage = await usageBetween(e, meterRow, customerId, { before: renewAt, ingestedBy: new Date() }, { before: startedAt, ingestedBy: null });
-    await creditedUnits(e, org.id, customerId, meter.id);
-    await consumedCredits(e, customerId, meter.id);
-    aggregated += Number(usage);
+  await pool(subs, 20, async (s) => {
+    const { figures } = await meterFigures(deps.orm.em.fork(), {
+      organizationId: org.id,
+      subscriptionId: s.id,
+      customer: { id: s.customerId, externalId: null },
+      meters: [meterRow],
+      periodStart: startedAt,
+      periodEnd: renewAt,
+      billedThrough: { settleMs: 10_000 },
+    });
+    aggregated += Number(figures[0]!.usage);
   });
   const aggMs = Date.now() - tAgg;
   console.log(`aggregation:    ${secs(aggMs)} for ${N} subscriptions (${(N / (aggMs / 1000)).toFixed(0)}/s), ${aggregated} units in all`);
@@ -146,16 +156,27 @@ async function main() {
   const worker = await createWorker(deps);
   const running = worker.run();
   const tStart = Date.now();
-  await pool(ids, START_CONCURRENCY, (subscriptionId) =>
-    deps.temporal.workflow.start('subscriptionWorkflow', {
+  const sampleEvery = Math.max(1, Math.floor(N / HISTORY_SAMPLE));
+  const sampled: { workflowId: string; runId: string }[] = [];
+  let nth = 0;
+  await pool(ids, START_CONCURRENCY, async (subscriptionId) => {
+    const i = nth++;
+    const h = await deps.temporal.workflow.start('subscriptionWorkflow', {
       taskQueue: cfg.TEMPORAL_TASK_QUEUE,
       workflowId: subscriptionWorkflowId(subscriptionId),
       args: [{ subscriptionId }],
-    }),
-  );
+    });
+    if (i % sampleEvery === 0 && sampled.length < HISTORY_SAMPLE) sampled.push({ workflowId: h.workflowId, runId: h.firstExecutionRunId });
+  });
   const tStarted = Date.now();
   console.log(`started ${N} workflows in ${secs(tStarted - tStart)}; periods end at ${renewAt.toISOString()}`);
   if (tStarted > renewAt.getTime()) console.log('  (starting outlasted --lead: some renewals ran while workflows were still starting)');
+  // The per-renewal figures cover the renewal phase only (from the common period end).
+  if (Date.now() < renewAt.getTime()) await new Promise((r) => setTimeout(r, renewAt.getTime() - Date.now()));
+  const database = url.pathname.slice(1);
+  const cpu0 = cpuSnapshot(database);
+  statements.reset();
+  const stopProfile = await startProfile();
 
   const check = deps.orm.em.fork();
   let paid = 0;
@@ -173,6 +194,9 @@ async function main() {
     }
   }
   const tDone = Date.now();
+  const cpu = cpuSince(cpu0, database);
+  statements.stop();
+  await stopProfile?.(paid);
   const from = Math.max(renewAt.getTime(), tStarted);
   const renewMs = tDone - from;
   const rolled = await check.count(Subscription, { currentPeriodEnd: periodEnd(renewAt, 'month', startedAt.getUTCDate()), status: 'active' });
@@ -183,6 +207,7 @@ async function main() {
   const [billed] = await check.execute<{ n: string; units: string | null }[]>(`select count(*) as n, sum(usage) as units from metered_billings`);
   console.log(`metered lines:  ${billed?.n} recorded, ${billed?.units} units billed (events seeded: ${aggregated} units)`);
   console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
+  printPerRenewal(paid, cpu, statements, await historyFigures(deps.temporal, sampled), { showStatements: SHOW_STATEMENTS });
 
   // ---- clean up -------------------------------------------------------------------------------------
   worker.shutdown();

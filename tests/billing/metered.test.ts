@@ -9,6 +9,8 @@ import { MeteredBilling } from '../../api/src/modules/usage/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { insertEvents } from '../../api/src/modules/events/service.ts';
 import { amounts, envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
 import { credit, ingest, seedMetered, startBilling } from './helpers.ts';
 
@@ -151,5 +153,33 @@ describe('metered renewals', () => {
     const charges = await lc.deps.orm.em.fork().find(SandboxCharge, { idempotencyKey: { $like: `order:${orders[0]!.id}:%` } });
     expect(charges.map((c) => [c.status, c.amount])).toEqual([['succeeded', 21]]);
     expect(lc.benefitCalls.filter((c) => c.scope.subscriptionId === s.subscriptionId).map((c) => c.action)).toEqual(['revoke']);
+  });
+
+  it('bills events sent with the customer’s external id as theirs, and not another customer’s', async () => {
+    const start = nextDate(await envNow(lc), 6, 15);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: null, unitAmount: '2', capAmount: null });
+    const other = await seedMetered(lc, { orgId: s.orgId, startedAt: start, fixedAmount: null, unitAmount: '2', capAmount: null });
+    const em = lc.deps.orm.em.fork();
+    await em.nativeUpdate(Customer, { id: s.customerId }, { externalId: `ext-${s.customerId}` });
+    await em.nativeUpdate(Customer, { id: other.customerId }, { externalId: `ext-${other.customerId}` });
+    const handle = await startWorkflow(lc, s.subscriptionId);
+    const at = new Date(start.getTime() + HOUR);
+    await ingest(lc, s, at, [3]);
+    await insertEvents(
+      lc.deps.orm.em.fork(),
+      [
+        { organizationId: s.orgId, name: 'api_call', timestamp: at, customerId: null, externalCustomerId: `ext-${s.customerId}`, metadata: { units: 4 } },
+        { organizationId: s.orgId, name: 'api_call', timestamp: at, customerId: null, externalCustomerId: `ext-${other.customerId}`, metadata: { units: 50 } },
+      ],
+      'user',
+    );
+    await skipTo(lc, cycleStart(start, 'month', 1));
+    // (3 + 4) × 2 = 14: the other customer's 50 units are not theirs.
+    const orders = await renewed(s.subscriptionId, 1);
+    expect(amounts(orders[0]!)).toEqual({ subtotal: 14, discount: 0, net: 14, tax: 0, total: 14 });
+    const billed = await lc.deps.orm.em.fork().find(MeteredBilling, { subscription: s.subscriptionId });
+    expect(billed.map((b) => [b.usage, b.amount])).toEqual([['7', 14]]);
+    await handle.terminate('test done');
   });
 });

@@ -14,7 +14,7 @@ import { discountDuration, discountTerms } from '../pricing/terms.ts';
 import type { Product } from '../products/entities.ts';
 import { normalizeDecimal } from '../products/schemas.ts';
 import { MeteredBilling } from '../usage/entities.ts';
-import { databaseNow, meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
+import { meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Subscription, type SubscriptionStatus } from './entities.ts';
 import { isBillable, isEnded, subscriptionSettings } from './rules.ts';
@@ -54,7 +54,7 @@ export interface CycleQuote {
 export async function quoteCycle(
   tx: EntityManager,
   s: Subscription,
-  period: { periodStart: Date; periodEnd: Date; billedThrough: Date; final?: boolean },
+  period: { periodStart: Date; periodEnd: Date; billedThrough: Date | { settleMs: number }; final?: boolean },
 ): Promise<CycleQuote> {
   const startedAt = s.startedAt ?? s.createdAt;
   const usageQuotes = await quoteUsage(tx, s, period);
@@ -170,8 +170,7 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
     // The last period's metered usage is billed as it ends (a usage-only order, charged once, no dunning).
     let finalOrder: Order | null = null;
     if (meteredPrices(s).length) {
-      const billedThrough = new Date((await databaseNow(tx)).getTime() - usage.settleMs);
-      const q = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough, final: true });
+      const q = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough: { settleMs: usage.settleMs }, final: true });
       if (q.amounts.total > 0) {
         finalOrder = subscriptionOrder(tx, s, {
           product: s.product,
@@ -199,9 +198,9 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
   const startedAt = s.startedAt ?? s.createdAt;
   // Billing is anchored on the day the subscription started, or its trial ended.
   const next = periodEnd(end, s.recurringInterval, (s.trialEnd ?? startedAt).getUTCDate());
-  // Usage of the period that ends is billed with the next period's price (docs/billing.md).
-  const billedThrough = new Date((await databaseNow(tx)).getTime() - usage.settleMs);
-  const { amounts: a, lines, usage: usageQuotes } = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough });
+  // Usage of the period that ends is billed with the next period's price (docs/billing.md), up to the
+  // database's clock minus the settle time (read by the usage statement itself; none without metered prices).
+  const { amounts: a, lines, usage: usageQuotes } = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough: { settleMs: usage.settleMs } });
   s.currentPeriodStart = end;
   s.currentPeriodEnd = next;
   // A trial whose first period costs nothing converts at once (else its first charge converts it).
