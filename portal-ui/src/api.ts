@@ -52,9 +52,11 @@ export interface RequestOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string | null | undefined;
   signal?: AbortSignal;
+  /** Cookies are left out unless a call needs one set (`same-origin`: the account-connection binding). */
+  credentials?: RequestCredentials;
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, { token, signal }: RequestOptions = {}): Promise<T> {
+export async function request<T>(method: string, path: string, body?: unknown, { token, signal, credentials = 'omit' }: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -65,7 +67,7 @@ export async function request<T>(method: string, path: string, body?: unknown, {
       method,
       headers,
       signal,
-      credentials: 'omit',
+      credentials,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {

@@ -60,8 +60,10 @@ async function connect(token: string, platform: 'github' | 'discord', user: stri
   expect(approved.status).toBe(302);
   const callback = approved.headers.get('location')!;
   expect(callback.startsWith(`${srv.url}/v1/customer-portal/oauth-accounts/callback?`)).toBe(true);
-  const back = await fetch(callback, { redirect: 'manual' });
-  return { status: back.status, location: back.headers.get('location'), callback, returnTo };
+  // The browser that started the flow sends back the binding cookie the authorize answer set.
+  const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const back = await fetch(callback, { redirect: 'manual', headers: { cookie } });
+  return { status: back.status, location: back.headers.get('location'), callback, returnTo, cookie };
 }
 
 const grantOf = async (token: string) => (await call(srv.url, token, 'GET', '/v1/customer-portal/benefit-grants/')).body.items[0];
@@ -95,7 +97,7 @@ describe('connecting accounts for benefit grants', () => {
     expect(github.invitations('acme', 'engine').map((i) => [i.login, i.permission])).toEqual([['octo-buyer', 'pull']]);
 
     // The code was single-use: the same callback again sends the browser back with an error, nothing changes.
-    const replay = await fetch(r.callback, { redirect: 'manual' });
+    const replay = await fetch(r.callback, { redirect: 'manual', headers: { cookie: r.cookie } });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe(`${r.returnTo}?oauth_error=bad_verification_code`);
   });

@@ -3,9 +3,11 @@
  * OAuth apps (authorization code flow):
  * - `GET /v1/customer-portal/oauth-accounts/authorize?platform=github|discord&return_to=…` (customer
  *   session) answers `{url}`, the provider's authorize page, with a signed `state` (customer, platform,
- *   return_to; 10 minutes).
+ *   return_to, the hash of a browser binding; 10 minutes), and sets the binding: a random 256-bit value
+ *   in an HttpOnly, SameSite=Lax cookie for the callback path (`emporia_oauth_connect_<platform>`).
  * - The provider sends the browser to `GET /v1/customer-portal/oauth-accounts/callback?code&state`
- *   (public): the code is exchanged for a token, the user read (`GET /user`, `GET /users/@me`), the
+ *   (public): the state must be signed and carry the hash of this browser's binding cookie (compared
+ *   in constant time; a state from another browser is a 400, the cookie is cleared), then the code is exchanged for a token, the user read (`GET /user`, `GET /users/@me`), the
  *   account stored on the customer (`oauth_accounts`), and every not-yet-granted grant of that platform
  *   takes it (the same path as choosing an account on the grant, so the grant workflow then grants it).
  *   The browser goes back to `return_to`, with `oauth_error=…` if something failed.
@@ -13,11 +15,13 @@
  * The provider's access token is used once and not stored: grants act through the seller's
  * integration (GitHub token, Discord bot), only the account id and name are kept.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod/v4';
 import type { Config } from '../../config.ts';
 import { inTransaction } from '../../kit/db.ts';
+import { constantTimeEqual } from '../../kit/crypto.ts';
 import { ApiError, fieldError } from '../../kit/errors.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
@@ -28,6 +32,7 @@ export const OAUTH_PLATFORMS = ['github', 'discord'] as const;
 export type OAuthPlatform = (typeof OAUTH_PLATFORMS)[number];
 const BENEFIT_TYPE = { github: 'github_repository', discord: 'discord' } as const;
 const STATE_TTL = '10m';
+const BINDING_MAX_AGE_S = 600;
 
 const asCustomer = (p: Principal) => p as CustomerPrincipal;
 const callbackUrl = (cfg: Config) => `${cfg.PUBLIC_URL.replace(/\/$/, '')}/v1/customer-portal/oauth-accounts/callback`;
@@ -91,6 +96,26 @@ function checkReturnTo(cfg: Config, returnTo: string): string {
 
 class OAuthFailure extends Error {}
 
+const bindingCookie = (platform: OAuthPlatform) => `emporia_oauth_connect_${platform}`;
+const bindingHash = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** Sets (or, with `null`, clears) the browser binding of a connection flow, sent back only to the callback. */
+function setBinding(cfg: Config, res: Response, platform: OAuthPlatform, value: string | null): void {
+  const secure = new URL(cfg.PUBLIC_URL).protocol === 'https:' ? '; Secure' : '';
+  const cookie = `${bindingCookie(platform)}=${value ?? ''}; Path=${new URL(callbackUrl(cfg)).pathname}; Max-Age=${value ? BINDING_MAX_AGE_S : 0}; HttpOnly; SameSite=Lax${secure}`;
+  res.append('Set-Cookie', cookie);
+}
+
+/** The binding cookie this browser sent for `platform`, if any. */
+function bindingOf(req: Request, platform: OAuthPlatform): string | null {
+  const name = bindingCookie(platform);
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=') || null;
+  }
+  return null;
+}
+
 async function exchange(p: Provider, code: string, redirectUri: string): Promise<{ id: string; username: string }> {
   const form = new URLSearchParams({ client_id: p.clientId, client_secret: p.clientSecret, code, redirect_uri: redirectUri, grant_type: 'authorization_code' });
   let token: string | undefined;
@@ -128,12 +153,13 @@ export const routes: RouteSpec[] = [
     auth: { kinds: ['customer'], scopes: ['customer_portal:write'] },
     query: z.object({ platform: platformSchema, return_to: z.string().max(1024) }),
     response: z.object({ url: z.string() }),
-    async handler({ query, principal, deps }) {
+    async handler({ query, principal, deps, res }) {
       requireFullSession(principal, 'Connecting an account');
       const p = provider(deps.cfg, query.platform);
       if (!p) throw fieldError(['query', 'platform'], `Connecting a ${query.platform === 'github' ? 'GitHub' : 'Discord'} account is not configured.`, 'value_error', query.platform);
       const returnTo = checkReturnTo(deps.cfg, query.return_to);
-      const state = await new SignJWT({ platform: query.platform, return_to: returnTo, nonce: randomUUID() })
+      const binding = randomBytes(32).toString('base64url');
+      const state = await new SignJWT({ platform: query.platform, return_to: returnTo, nonce: randomUUID(), bnd: bindingHash(binding) })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(asCustomer(principal).customerId)
         .setAudience('customer-oauth')
@@ -142,6 +168,7 @@ export const routes: RouteSpec[] = [
         .sign(stateKey(deps.cfg));
       const url = new URL(p.authorizeUrl);
       url.search = new URLSearchParams({ client_id: p.clientId, redirect_uri: callbackUrl(deps.cfg), response_type: 'code', scope: p.scope, state }).toString();
+      setBinding(deps.cfg, res, query.platform, binding);
       return { url: url.toString() };
     },
   }),
@@ -155,7 +182,7 @@ export const routes: RouteSpec[] = [
     // one within the URL size Node accepts (so it is a 422, not a 431).
     query: z.object({ state: z.string().max(2048), code: z.string().max(1024).optional(), error: z.string().max(255).optional() }),
     status: 303,
-    async handler({ query, em, deps, res }) {
+    async handler({ query, em, deps, req, res }) {
       let claims;
       try {
         ({ payload: claims } = await jwtVerify(query.state, stateKey(deps.cfg), { audience: 'customer-oauth', algorithms: ['HS256'] }));
@@ -163,6 +190,12 @@ export const routes: RouteSpec[] = [
         throw new ApiError(400, 'BadRequest', 'This connection link is invalid or has expired: start again from the portal.');
       }
       const platform = platformSchema.parse(claims.platform);
+      // Bound to the browser that started the flow: a state sent to another browser is refused.
+      const binding = bindingOf(req, platform);
+      setBinding(deps.cfg, res, platform, null);
+      if (!binding || typeof claims.bnd !== 'string' || !constantTimeEqual(bindingHash(binding), claims.bnd)) {
+        throw new ApiError(400, 'BadRequest', 'This connection was started in another browser or has expired: start again from the portal.');
+      }
       const back = new URL(String(claims.return_to));
       const fail = (code: string) => {
         back.searchParams.set('oauth_error', code);

@@ -71,7 +71,8 @@ function ConnectAccount({ grant, token }: { grant: BenefitGrant; token: string }
       const back = `${window.location.origin}${window.location.pathname}`;
       const { url } = await getJson<{ url: string }>(
         `/v1/customer-portal/oauth-accounts/authorize?platform=${platform}&return_to=${encodeURIComponent(back)}`,
-        { token },
+        // The answer sets the cookie binding the flow to this browser.
+        { token, credentials: 'same-origin' },
       );
       window.location.assign(url);
     } catch (e) {
