@@ -296,6 +296,10 @@ describe('seller and customer actions', () => {
     const again = await handle.executeUpdate(SUBSCRIPTION_UPDATES.cancel, { args: [{}] }).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((again as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'AlreadyCanceledSubscription' });
+    // Refused by the update's validator: the history holds one cancel activity, the first one's.
+    const history = await handle.fetchHistory();
+    const cancels = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cancelSubscription');
+    expect(cancels).toHaveLength(1);
 
     await handle.executeUpdate(SUBSCRIPTION_UPDATES.uncancel, { args: [] as [] });
     sub = await subscriptionRow(lc, s.subscriptionId);

@@ -29,7 +29,6 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
-  defineUpdate,
   log,
   proxyActivities,
   proxyLocalActivities,
@@ -40,8 +39,10 @@ import {
 } from '@temporalio/workflow';
 import type { BenefitActivities } from '../benefits/contract.ts';
 import type { NotificationActivities } from '../notifications/contract.ts';
-import type { CancelArgs, ChangeAnswer, ChangeProductArgs, SubscriptionActivities, SubscriptionWorkflowInput } from './contract.ts';
-import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL, SUBSCRIPTION_UPDATES } from '../ids.ts';
+import type { CancelArgs, SubscriptionActivities, SubscriptionWorkflowInput } from './contract.ts';
+import { refusalOf, type SubscriptionRuleState, type SubscriptionUpdateName } from './rules.ts';
+import { cancelUpdate, changeProductUpdate, refusalFailure, revokeUpdate, uncancelUpdate } from './updates.ts';
+import { SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL } from '../ids.ts';
 import { SEARCH_ATTRIBUTES } from '../metadata.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
@@ -55,10 +56,6 @@ const DAY = 24 * 60 * 60 * 1000;
 /** Runs recorded under 'renewal-stays-in-run' continued as new after the renewal that took their history past this. */
 export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
 
-export const cancelUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.cancel);
-export const uncancelUpdate = defineUpdate<ChangeAnswer, []>(SUBSCRIPTION_UPDATES.uncancel);
-export const revokeUpdate = defineUpdate<ChangeAnswer, [CancelArgs]>(SUBSCRIPTION_UPDATES.revoke);
-export const changeProductUpdate = defineUpdate<ChangeAnswer, [ChangeProductArgs]>(SUBSCRIPTION_UPDATES.changeProduct);
 export const scheduleChangedSignal = defineSignal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
 export const subscriptionStateQuery = defineQuery<{ phase: string; dunningAttempt: number }>('subscriptionState');
 
@@ -69,7 +66,7 @@ function validateCancelArgs(a: CancelArgs | undefined) {
   if (a.comment != null && typeof a.comment !== 'string') throw new Error('comment must be a string');
 }
 
-/** A rule the activity refused (its ApplicationFailure) becomes the update's failure, not the workflow's. */
+/** A refusal from the activity (a product change's product checks, a row gone) becomes the update's failure, not the workflow's. */
 async function answer<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -96,10 +93,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let ended = false;
   let phase = 'waiting';
   let dunningAttempt = 0;
+  /** What the update rules read (updates.ts): from the last schedule read and the steps since; null before the first read. */
+  let state: SubscriptionRuleState | null = null;
+  /** An update's validator: refused by its rule on the state held (before the first read, the handler decides). */
+  const allowed = (update: SubscriptionUpdateName) => {
+    const r = state && refusalOf(update, state);
+    if (r) throw refusalFailure(r);
+  };
+  /** The same rule in the handler, its turn come: an earlier update may have changed the state since validation. */
+  const stillAllowed = async (update: SubscriptionUpdateName) => {
+    await condition(() => state !== null);
+    const r = refusalOf(update, state!);
+    if (r) throw refusalFailure(r);
+  };
   const tracksStatus =
     workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.organizationId) !== undefined;
   /** Keeps the SubscriptionStatus search attribute equal to the status the last step left the subscription in. */
   const showStatus = (status: string | null | undefined) => {
+    if (state && status) state.status = status;
     if (!tracksStatus || !status || workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.subscriptionStatus) === status) return;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.subscriptionStatus, value: status }]);
   };
@@ -127,40 +138,60 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     cancelUpdate,
     (args) =>
       exclusive(async () => {
+        await stillAllowed('cancel');
         const r = await answer(() => acts.cancelSubscription(id, args, iso(Date.now())));
+        state!.cancelAtPeriodEnd = true;
         wake = true;
         showStatus(r.status);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),
-    { validator: validateCancelArgs },
+    {
+      validator: (args) => {
+        validateCancelArgs(args);
+        allowed('cancel');
+      },
+    },
   );
 
-  setHandler(uncancelUpdate, () =>
-    exclusive(async () => {
-      const r = await answer(() => acts.uncancelSubscription(id));
-      wake = true;
-      showStatus(r.status);
-      return { subscriptionId: r.subscriptionId, status: r.status };
-    }),
+  setHandler(
+    uncancelUpdate,
+    () =>
+      exclusive(async () => {
+        await stillAllowed('uncancel');
+        const r = await answer(() => acts.uncancelSubscription(id));
+        state!.cancelAtPeriodEnd = false;
+        wake = true;
+        showStatus(r.status);
+        return { subscriptionId: r.subscriptionId, status: r.status };
+      }),
+    { validator: () => allowed('uncancel') },
   );
 
   setHandler(
     revokeUpdate,
     (args) =>
       exclusive(async () => {
+        await stillAllowed('revoke');
         const r = await answer(() => acts.revokeSubscription(id, args, iso(Date.now())));
         ended = true;
+        state!.ended = true;
         showStatus(r.status);
         await benefits.requestBenefitAction('revoke', r.scope);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),
-    { validator: validateCancelArgs },
+    {
+      validator: (args) => {
+        validateCancelArgs(args);
+        allowed('revoke');
+      },
+    },
   );
 
   setHandler(
     changeProductUpdate,
     (args) =>
       exclusive(async () => {
+        await stillAllowed('changeProduct');
         const r = await answer(() => acts.changeSubscriptionProduct(id, args, iso(Date.now())));
         let paid: boolean | null = null;
         if (r.orderId) {
@@ -181,6 +212,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         if (a.prorationBehavior != null && a.prorationBehavior !== 'invoice' && a.prorationBehavior !== 'prorate') {
           throw new Error('prorationBehavior must be invoice or prorate');
         }
+        allowed('changeProduct');
       },
     },
   );
@@ -221,6 +253,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   for (;;) {
     const schedule = await local.subscriptionSchedule(id);
     if (!schedule) return { outcome: 'missing' };
+    state = { status: schedule.status, ended: schedule.ended, cancelAtPeriodEnd: schedule.cancelAtPeriodEnd };
     showStatus(schedule.status);
     if (schedule.ended || ended || !schedule.currentPeriodEnd) break;
     phase = 'waiting';

@@ -1,8 +1,9 @@
 /**
  * The seller's and customer's changes as the subscription's workflow applies them (its update
- * handlers): cancel at period end, uncancel, revoke now, move to another product. Each works inside
- * the caller's transaction: it locks the row, checks its rule (rules.ts), writes the change and its
- * webhook events.
+ * handlers, once their validators allowed them: workflows/src/subscriptions/rules.ts): cancel at
+ * period end, uncancel, revoke now, move to another product. Each works inside the caller's
+ * transaction: it locks the row, writes the change and its webhook events; a product change checks
+ * the new product on the database (checkProductChange).
  */
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceUnavailable } from '../../kit/errors.ts';
@@ -10,16 +11,7 @@ import type { Order } from '../orders/entities.ts';
 import { prorate, prorationFactor, taxOn } from '../pricing/index.ts';
 import type { WebhookEventType } from '../webhooks/outbox.ts';
 import type { Subscription, SubscriptionStatus } from './entities.ts';
-import {
-  AlreadyCanceledSubscription,
-  checkCancel,
-  checkProductChange,
-  checkRevoke,
-  checkUncancel,
-  subscriptionSettings,
-  type CancellationReason,
-  type ProrationBehavior,
-} from './rules.ts';
+import { AlreadyCanceledSubscription, checkProductChange, subscriptionSettings, type CancellationReason, type ProrationBehavior } from './rules.ts';
 import {
   discountAppliesToProduct,
   emitOrder,
@@ -48,7 +40,6 @@ function setReason(s: Subscription, input: CancelInput) {
 export async function applyCancel(tx: EntityManager, id: string, input: CancelInput, at: Date): Promise<ChangeResult> {
   const s = await lockSubscription(tx, id);
   if (!s) throw AlreadyCanceledSubscription();
-  checkCancel(s);
   s.cancelAtPeriodEnd = true;
   s.canceledAt = at;
   s.endsAt = s.currentPeriodEnd ?? null;
@@ -60,7 +51,6 @@ export async function applyCancel(tx: EntityManager, id: string, input: CancelIn
 export async function applyUncancel(tx: EntityManager, id: string): Promise<ChangeResult> {
   const s = await lockSubscription(tx, id);
   if (!s) throw ResourceUnavailable('This subscription has ended.');
-  checkUncancel(s);
   s.cancelAtPeriodEnd = false;
   s.canceledAt = null;
   s.endsAt = null;
@@ -74,7 +64,6 @@ export async function applyUncancel(tx: EntityManager, id: string): Promise<Chan
 export async function applyRevoke(tx: EntityManager, id: string, input: CancelInput, at: Date): Promise<ChangeResult> {
   const s = await lockSubscription(tx, id);
   if (!s) throw AlreadyCanceledSubscription('This subscription is already revoked.');
-  checkRevoke(s);
   const wasCanceling = s.cancelAtPeriodEnd;
   s.status = 'canceled';
   s.cancelAtPeriodEnd = false;

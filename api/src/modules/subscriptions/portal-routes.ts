@@ -16,7 +16,7 @@ import { checkoutScope, requireFullSession, withinScope } from '../customer-port
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
-import { checkCancel, checkProductChange, subscriptionSettings } from './service.ts';
+import { subscriptionSettings } from './service.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 
 const read = customerAuth('customer_portal:read');
@@ -136,8 +136,7 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
         if (!subscriptionSettings(s.organization.subscriptionSettings).allow_customer_updates) {
           throw NotPermitted('This organization does not allow customers to change their subscription.');
         }
-        await checkProductChange(em, s, body.product_id);
-        await updateSubscriptionWorkflow(deps, s.id, 'changeProduct', [{ productId: body.product_id, prorationBehavior: null }]);
+        await updateSubscriptionWorkflow(deps, s, 'changeProduct', { productId: body.product_id, prorationBehavior: null });
       } else {
         await setCancelAtPeriodEnd(deps, s, body.cancel_at_period_end, { reason: body.cancellation_reason, comment: body.cancellation_comment });
       }
@@ -154,8 +153,7 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
     response: customerSubscriptionSchema,
     async handler({ params, principal, em, deps }) {
       const s = await ownSubscription(em, principal, params.id, 'cancel');
-      checkCancel(s);
-      await updateSubscriptionWorkflow(deps, s.id, 'cancel', [{}]);
+      await updateSubscriptionWorkflow(deps, s, 'cancel', {});
       return reread(em, s.id);
     },
   }),

@@ -15,7 +15,6 @@ import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
-import { checkProductChange, checkRevoke } from './service.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 import { subscriptionsCsv } from './export.ts';
 
@@ -141,10 +140,7 @@ export const routes: RouteSpec[] = [
       const cancelFields = body.cancel_at_period_end != null || body.revoke != null;
       if (body.product_id) {
         if (cancelFields) throw fieldError(['body'], 'Either change the product or cancel, not both.');
-        await checkProductChange(em, s, body.product_id);
-        await updateSubscriptionWorkflow(deps, s.id, 'changeProduct', [
-          { productId: body.product_id, prorationBehavior: body.proration_behavior ?? null },
-        ]);
+        await updateSubscriptionWorkflow(deps, s, 'changeProduct', { productId: body.product_id, prorationBehavior: body.proration_behavior ?? null });
         return reread(em, s.id);
       }
       if (body.revoke && body.cancel_at_period_end != null) {
@@ -152,8 +148,7 @@ export const routes: RouteSpec[] = [
       }
       const reason = { reason: body.customer_cancellation_reason, comment: body.customer_cancellation_comment };
       if (body.revoke) {
-        checkRevoke(s);
-        await updateSubscriptionWorkflow(deps, s.id, 'revoke', [reason]);
+        await updateSubscriptionWorkflow(deps, s, 'revoke', reason);
       } else {
         await setCancelAtPeriodEnd(deps, s, body.cancel_at_period_end, reason);
       }
@@ -170,8 +165,7 @@ export const routes: RouteSpec[] = [
     response: subscriptionSchema,
     async handler({ params, principal, em, deps }) {
       const s = await visibleSubscription(em, principal, params.id);
-      checkRevoke(s);
-      await updateSubscriptionWorkflow(deps, s.id, 'revoke', [{}]);
+      await updateSubscriptionWorkflow(deps, s, 'revoke', {});
       return reread(em, s.id);
     },
   }),

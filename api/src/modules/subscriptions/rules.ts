@@ -1,11 +1,13 @@
 /**
- * The rules of a subscription change, each in one function: which statuses are billed and ended, the
- * organization's subscription settings, and whether a cancel, uncancel, revoke or product change is
- * allowed (`check*`, raising the Polar error shapes). The API calls them before handing a change to
- * the workflow; the workflow's activity calls the same function under the row lock.
+ * Subscription rules on the database: which statuses are billed and ended, the organization's
+ * subscription settings, and the product a subscription may move to (`checkProductChange`). Whether a
+ * cancel, uncancel, revoke or product change is allowed in the subscription's state is decided by
+ * `refusalOf` (workflows/src/subscriptions/rules.ts), in the workflow's update validators;
+ * `refusalError` applies it to a row, for a subscription whose workflow has ended.
  */
+import { refusalOf, type SubscriptionUpdateName } from '@emporia/workflows/subscription-rules';
 import type { EntityManager } from '../../kit/db.ts';
-import { ApiError, BadRequest, fieldError, ResourceUnavailable } from '../../kit/errors.ts';
+import { ApiError, fieldError } from '../../kit/errors.ts';
 import { Product, type ProductPrice } from '../products/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription, type SubscriptionStatus } from './entities.ts';
 
@@ -41,22 +43,16 @@ const ENDED_STATUSES: SubscriptionStatus[] = ['canceled', 'unpaid', 'incomplete_
 export const isEnded = (s: Pick<Subscription, 'endedAt' | 'status'>) => s.endedAt != null || ENDED_STATUSES.includes(s.status);
 export const isBillable = (s: Subscription) => BILLABLE_STATUSES.includes(s.status) && !isEnded(s);
 
-export function checkCancel(s: Subscription): void {
-  if (!isBillable(s) || s.cancelAtPeriodEnd) throw AlreadyCanceledSubscription();
+/** The rule's refusal of `update` for the subscription as its row stands, as the API answers it; null when allowed. */
+export function refusalError(update: SubscriptionUpdateName, s: Subscription): ApiError | null {
+  const r = refusalOf(update, { status: s.status, ended: isEnded(s), cancelAtPeriodEnd: s.cancelAtPeriodEnd });
+  return r && new ApiError(r.status, r.type, r.message);
 }
 
-export function checkUncancel(s: Subscription): void {
-  if (isEnded(s)) throw ResourceUnavailable('This subscription has ended.');
-  if (!s.cancelAtPeriodEnd) throw BadRequest('This subscription is not set to cancel at the end of the period.');
-}
-
-export function checkRevoke(s: Subscription): void {
-  if (isEnded(s)) throw AlreadyCanceledSubscription('This subscription is already revoked.');
-}
-
-/** The product change: not on ended or canceling subscriptions; the new product must be a plain recurring one of the organization. */
+/** The product change: the subscription's state allows it (refusalOf), and the new product is a plain recurring one of the organization. */
 export async function checkProductChange(em: EntityManager, s: Subscription, productId: string): Promise<{ product: Product; price: ProductPrice }> {
-  if (isEnded(s) || s.cancelAtPeriodEnd) throw AlreadyCanceledSubscription();
+  const refused = refusalError('changeProduct', s);
+  if (refused) throw refused;
   const loc = ['body', 'product_id'];
   const product = await em.findOne(Product, { id: productId, organization: s.organization.id }, { populate: ['prices'] });
   if (!product) throw fieldError(loc, 'Product does not exist.', 'value_error', productId);

@@ -1,7 +1,7 @@
 /**
  * The subscriptions module's service, for the rest of the platform. Two kinds of callers:
- * - the API checks a seller's or customer's request against the database (rules.ts, the Polar error
- *   shapes) and hands the change to the subscription's workflow as an update;
+ * - the API hands a seller's or customer's change to the subscription's workflow as an update
+ *   (workflow-client.ts), whose validator decides it (workflows/src/subscriptions/rules.ts);
  * - the `subscription:<id>` workflow's activities apply every state change (changes.ts, renewal.ts,
  *   charging.ts), each inside the transaction the activity opens, under the subscription's row lock,
  *   with its webhook events in the same transaction.
@@ -11,10 +11,8 @@
 export {
   AlreadyCanceledSubscription,
   BILLABLE_STATUSES,
-  checkCancel,
   checkProductChange,
-  checkRevoke,
-  checkUncancel,
+  refusalError,
   subscriptionSettings,
   type CancellationReason,
   type ProrationBehavior,

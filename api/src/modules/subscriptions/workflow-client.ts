@@ -1,20 +1,26 @@
 /**
- * How the API hands a validated change to the subscription's workflow: make sure `subscription:<id>`
- * runs (a no-op when it does; subscriptions created before the workflow existed get one), then
- * execute the named update and wait for its answer. A rule the workflow's activity refused comes back
- * as the same ApiError the API's own checks would raise.
+ * How the API hands a change to the subscription's workflow: make sure `subscription:<id>` runs (a
+ * no-op when it does), then execute the named update and wait for its answer. The update's validator
+ * decides whether the change is allowed (workflows/src/subscriptions/rules.ts); its refusal, or a
+ * product the activity refused, comes back as the ApiError of the documented shape. A subscription
+ * that has ended has no workflow to ask: the same rule answers from its row.
  */
-import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowUpdateFailedError, type UpdateDefinition } from '@temporalio/client';
 import { SUBSCRIPTION_UPDATES, subscriptionWorkflowId } from '@emporia/workflows/ids';
+import type { SubscriptionUpdateName } from '@emporia/workflows/subscription-rules';
+import type { SubscriptionUpdates } from '@emporia/workflows/subscription-updates';
 import type { Deps } from '../../deps.ts';
 import { ApiError, RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { subscriptionRun, type RunMetadata } from '../../kit/run-metadata.ts';
 import { startWorkflowNow } from '../../kit/workflow-starts.ts';
 import { Subscription } from './entities.ts';
-import { checkCancel, checkUncancel } from './service.ts';
+import type { CancellationReason } from './rules.ts';
+import { isEnded, refusalError } from './rules.ts';
 
-export type SubscriptionUpdateName = keyof typeof SUBSCRIPTION_UPDATES;
+export type { SubscriptionUpdateName };
+type UpdateArgs<K extends SubscriptionUpdateName> = SubscriptionUpdates[K] extends UpdateDefinition<any, infer A, any> ? A : never;
+type UpdateAnswer<K extends SubscriptionUpdateName> = SubscriptionUpdates[K] extends UpdateDefinition<infer R, any, any> ? R : never;
 
 /** The summary and search attributes of `subscription:<id>` runs (one read; null when the subscription is gone). */
 export async function subscriptionRunOf(em: EntityManager, subscriptionId: string): Promise<RunMetadata | null> {
@@ -58,15 +64,19 @@ function toApiError(err: unknown): unknown {
   return err;
 }
 
-export async function updateSubscriptionWorkflow(
+/** Executes `update` with its typed arguments on the subscription's workflow; answers the update's answer. */
+export async function updateSubscriptionWorkflow<K extends SubscriptionUpdateName>(
   deps: Pick<Deps, 'temporal' | 'cfg'>,
-  subscriptionId: string,
-  update: SubscriptionUpdateName,
-  args: unknown[],
-): Promise<unknown> {
-  await ensureSubscriptionWorkflow(deps, subscriptionId);
+  s: Subscription,
+  update: K,
+  ...args: UpdateArgs<K>
+): Promise<UpdateAnswer<K>> {
+  if (isEnded(s)) throw refusalError(update, s) ?? new ApiError(410, 'ResourceUnavailable', 'This subscription has ended.');
+  await ensureSubscriptionWorkflow(deps, s.id);
   try {
-    return await deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).executeUpdate(SUBSCRIPTION_UPDATES[update], { args: args as [unknown] });
+    const handle = deps.temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
+    // The name's definition types `args` and the answer (the client's overloads cannot follow a generic name).
+    return await handle.executeUpdate<UpdateAnswer<K>, [unknown]>(SUBSCRIPTION_UPDATES[update], { args: args as unknown as [unknown] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw toApiError(err);
     throw err;
@@ -75,20 +85,14 @@ export async function updateSubscriptionWorkflow(
 
 /**
  * `cancel_at_period_end` as the seller and the customer send it: true cancels at the end of the
- * period (with the reason and comment), false uncancels, null or absent changes nothing. The
- * database checks run first, so the usual 403 / 410 / 400 come back without a workflow round trip.
+ * period (with the reason and comment), false uncancels, null or absent changes nothing.
  */
 export async function setCancelAtPeriodEnd(
   deps: Pick<Deps, 'temporal' | 'cfg'>,
   s: Subscription,
   cancelAtPeriodEnd: boolean | null | undefined,
-  reason: { reason?: string | null; comment?: string | null },
+  reason: { reason?: CancellationReason | null; comment?: string | null },
 ): Promise<void> {
-  if (cancelAtPeriodEnd === true) {
-    checkCancel(s);
-    await updateSubscriptionWorkflow(deps, s.id, 'cancel', [reason]);
-  } else if (cancelAtPeriodEnd === false) {
-    checkUncancel(s);
-    await updateSubscriptionWorkflow(deps, s.id, 'uncancel', []);
-  }
+  if (cancelAtPeriodEnd === true) await updateSubscriptionWorkflow(deps, s, 'cancel', reason);
+  else if (cancelAtPeriodEnd === false) await updateSubscriptionWorkflow(deps, s, 'uncancel');
 }
