@@ -26,6 +26,8 @@ export const endpointUpdateSchema = z.object({
   events: eventTypesSchema.optional(),
   enabled: z.boolean().optional(),
 });
+export type EndpointCreate = z.output<typeof endpointCreateSchema>;
+export type EndpointUpdate = z.output<typeof endpointUpdateSchema>;
 
 export const endpointSchema = z.object({
   id: z.uuid(),
