@@ -35,8 +35,13 @@ export async function findCustomer(em: EntityManager, c: Checkout): Promise<Cust
   return null;
 }
 
-export async function findOrCreateCustomer(em: EntityManager, c: Checkout): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
-  const existing = await findCustomer(em, c);
+/** `lookup: false` when the caller knows no customer exists (a unique violation on insert says otherwise). */
+export async function findOrCreateCustomer(
+  em: EntityManager,
+  c: Checkout,
+  opts: { lookup: boolean } = { lookup: true },
+): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
+  const existing = opts.lookup || c.customer ? await findCustomer(em, c) : null;
   if (existing) {
     let updated = false;
     if (!existing.name && c.customerName) {

@@ -45,6 +45,7 @@ import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts'
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { validateCustomFieldData } from './custom-field-data.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
+import { ensureCheckoutGraph } from './loaded.ts';
 import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
 import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer } from './buyer.ts';
 import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
@@ -114,6 +115,8 @@ interface Prepared {
   recurring: boolean;
   discountId: string | null;
   chargeAttempt: number;
+  /** Step 1 found the buyer's customer (else step 3 creates one). */
+  customerFound: boolean;
 }
 
 /** Step 1: see the file comment. */
@@ -147,6 +150,7 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
       recurring: c.product.recurringInterval != null,
       discountId: c.discount && c.isDiscountApplicable ? c.discount.id : null,
       chargeAttempt: c.chargeAttempt,
+      customerFound: customer != null,
     };
   });
 }
@@ -249,7 +253,7 @@ export async function confirmCheckout(
   // second attempt finds it. Should it happen again, the charge is refunded rather than left behind.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await commitConfirmation(em, deps, p, charged, inCommit);
+      return await commitConfirmation(em, deps, p, charged, inCommit, attempt === 1);
     } catch (err) {
       const raced = err instanceof UniqueConstraintViolationException;
       if (raced && attempt < 2) continue;
@@ -304,11 +308,13 @@ async function commitConfirmation(
   p: Prepared,
   charged: Charged,
   inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void,
+  firstAttempt: boolean,
 ): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
   const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
     const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
-    await tx.populate(c, CHECKOUT_POPULATE);
+    // The product graph step 1 loaded is still in this request's identity map: not read again.
+    await ensureCheckoutGraph(tx, c);
     if (c.status !== 'open') {
       // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
       throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
@@ -326,7 +332,9 @@ async function commitConfirmation(
     }
     let found;
     try {
-      found = await findOrCreateCustomer(tx, c);
+      // Step 1 found no customer: the first attempt creates it straight away (a customer created
+      // meanwhile makes the insert a unique violation, and the second attempt looks it up).
+      found = await findOrCreateCustomer(tx, c, { lookup: firstAttempt ? p.customerFound : true });
       await assertNoActiveSubscription(tx, c, found.created ? null : found.customer);
     } catch (err) {
       throw new Abort(err, charged.chargeId != null);

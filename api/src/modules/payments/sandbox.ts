@@ -75,9 +75,14 @@ export function createSandboxProcessor(orm: MikroORM | (() => Promise<MikroORM>)
    * recognised when its insert violates the key's unique constraint, or when `fn` refuses it (the
    * charge is fully refunded, the single-use token spent, ...) and a stored result exists.
    */
-  async function idempotent<T>(fn: (em: EntityManager) => Promise<T>, replay: (em: EntityManager) => Promise<T | null>): Promise<T> {
+  async function idempotent<T>(
+    fn: (em: EntityManager) => Promise<T>,
+    replay: (em: EntityManager) => Promise<T | null>,
+    opts: { singleStatement?: boolean } = {},
+  ): Promise<T> {
     try {
-      return await (await fork()).transactional((em) => fn(em));
+      const em = await fork();
+      return await (opts.singleStatement ? fn(em) : em.transactional((tx) => fn(tx)));
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException || err instanceof ProcessorError) {
         const again = await replay(await fork());
@@ -119,6 +124,39 @@ export function createSandboxProcessor(orm: MikroORM | (() => Promise<MikroORM>)
     return chargeView(row, pmView({ ...pm, id: pm.id ?? '' }));
   }
 
+  /** `charge` for a card that is not saved, as one statement: nothing is written when the customer does not exist. */
+  async function chargeInOneStatement(
+    em: EntityManager,
+    input: { amount: number; currency: string; processorCustomerId: string; idempotencyKey: string; metadata?: Record<string, string> },
+    card: Card,
+  ): Promise<ChargeResult> {
+    if (!Number.isInteger(input.amount) || input.amount <= 0) throw new ProcessorError('Amount must be a positive integer', 'amount_too_small');
+    const decline = chargeOutcome(card.outcome);
+    const chargeId = id('ch');
+    const rows = await em.execute<{ id: string }[]>(
+      `insert into "sandbox_charges" ("id", "customer_id", "payment_method_id", "amount", "currency", "status", "failure_code", "decline_code",
+         "failure_message", "refunded_amount", "idempotency_key", "metadata", "created_at")
+       select ?, ?, null, ?, ?, ?, ?, ?, ?, 0, ?, ?::jsonb, now() where exists (select 1 from "sandbox_customers" where "id" = ?)
+       returning "id"`,
+      [
+        chargeId,
+        input.processorCustomerId,
+        input.amount,
+        input.currency.toLowerCase(),
+        decline ? 'failed' : 'succeeded',
+        decline?.code ?? null,
+        decline?.declineCode ?? null,
+        decline?.message ?? null,
+        input.idempotencyKey,
+        JSON.stringify(input.metadata ?? {}),
+        input.processorCustomerId,
+      ],
+    );
+    if (!rows.length) throw new ProcessorError(`No such customer: '${input.processorCustomerId}'`, 'resource_missing');
+    if (decline) return { status: 'declined', chargeId, code: decline.code, declineCode: decline.declineCode, message: decline.message };
+    return { status: 'succeeded', chargeId, paymentMethod: pmView({ id: '', ...card }) };
+  }
+
   async function requireCustomer(em: EntityManager, customerId: string) {
     if (!(await em.count(SandboxCustomer, { id: customerId }))) {
       throw new ProcessorError(`No such customer: '${customerId}'`, 'resource_missing');
@@ -131,18 +169,29 @@ export function createSandboxProcessor(orm: MikroORM | (() => Promise<MikroORM>)
     async createCustomer({ email, name, idempotencyKey }) {
       return idempotent(
         async (em) => {
-          const c = em.create(SandboxCustomer, { id: id('cus'), email, name, idempotencyKey });
-          await em.flush();
-          return { id: c.id };
+          // One INSERT (no transaction around a single statement).
+          const customerId = id('cus');
+          await em.insert(SandboxCustomer, { id: customerId, email, name: name ?? null, idempotencyKey, createdAt: new Date() });
+          return { id: customerId };
         },
         async (em) => {
           const c = await em.findOne(SandboxCustomer, { idempotencyKey });
           return c ? { id: c.id } : null;
         },
+        { singleStatement: true },
       );
     },
 
     async confirmPayment(input) {
+      const fixed = Object.hasOwn(TEST_TOKENS, input.confirmationTokenId) ? TEST_TOKENS[input.confirmationTokenId] : undefined;
+      if (fixed && !input.savePaymentMethod) {
+        // A test token and nothing to save: the charge is one INSERT that also checks the customer exists.
+        return idempotent(
+          (em) => chargeInOneStatement(em, input, { ...fixed, ...expiryOf() }),
+          (em) => replayCharge(em, input.idempotencyKey),
+          { singleStatement: true },
+        );
+      }
       return idempotent(
         async (em) => {
           await requireCustomer(em, input.processorCustomerId);
