@@ -76,7 +76,9 @@ export function startWorkflow<K extends WorkflowName>(
   const row = tx.create(WorkflowStart, { ...spec, metadata: spec.metadata ?? null, startedAt: null });
   after(async () => {
     try {
-      await startWorkflowNow(deps.temporal, spec);
+      // The write has committed: if Temporal does not answer soon (restarting, unreachable), answer the
+      // caller and leave the start to the sweeper instead of retrying for the client's ~20 s.
+      await deps.temporal.connection.withDeadline(Date.now() + FAST_START_DEADLINE_MS, () => startWorkflowNow(deps.temporal, spec));
       markStarted(deps, row.id);
     } catch (err) {
       // Committed already: the sweeper starts it later, so the caller still gets its answer.
@@ -84,6 +86,9 @@ export function startWorkflow<K extends WorkflowName>(
     }
   });
 }
+
+/** How long the fast path waits for Temporal to take a start before it leaves it to the sweeper. */
+const FAST_START_DEADLINE_MS = 5_000;
 
 /** How long fast-path starts wait to be marked together (far below the sweeper's grace of seconds). */
 const MARK_BATCH_MS = 50;
