@@ -1,26 +1,29 @@
 /**
- * Benchmark (not a test): event ingestion throughput and meter query latency. Prints figures and
- * the machine; asserts nothing.
+ * Benchmark (not a test): event ingestion beside PostgreSQL COPY, and meter quantities and metrics
+ * over a large table. Prints the machine, the figures and the in-run reference; asserts nothing.
  *
- *   npm run bench:ingest -- [--events 1000000] [--batch 1000] [--concurrency 4] [--customers 100] [--keep]
+ *   npm run bench:ingest -- [--events 10000000] [--sample 200000] [--batch 1000] [--customers 100]
+ *                           [--orders 1000000] [--runs 200] [--keep]
  *
- * Needs the backing services (`npm start`, or at least PostgreSQL and Temporal). It never touches the
- * development database: it creates `<database>_bench_ingest`, starts its own API process on it (the
- * committed code, migrations applied at start, LOG_LEVEL=warn), and drops the database at the end
- * (unless --keep).
+ * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
+ * `<database>_bench_ingest`, starts its own API process on it (the committed code, migrations
+ * applied at start, LOG_LEVEL=warn) through a statement-counting proxy, and drops the database at
+ * the end (unless --keep).
  *
- * 1. API: N events with no meter (the baseline; emptied after), then a meter exists (a filtered sum, so ingestion keeps its hourly rollups), then N events
- *    through POST /v1/events/ingest in batches (default 1000), `--concurrency` requests in flight,
- *    from an empty events table.
- * 2. GET /v1/meters/{id}/quantities latency (daily buckets over the last 30 days, a filtered sum):
- *    one customer, then every customer, from the rollups ingestion kept; the same query with the
- *    raw-scan SQL the rollups replaced (`rawMeterQuantities`, run in this process on the same
- *    database) for comparison, and its answers compared with the API's.
- * 3. Raw reference: the same N rows with PostgreSQL COPY FROM STDIN (text format) on one `pg`
- *    connection, into the same table after emptying it (and the rollups). `pg-copy-streams` is not
- *    installed, so the COPY sub-protocol is driven directly through pg's Submittable hooks
- *    (CopyInResponse → CopyData… → CopyDone), which is all that package does.
- * 4. Rebuild: the meter's filter changes, so its rollups are rebuilt from the N raw events (timed).
+ * 1. Ingest (`--sample` events, a meter with a filtered sum exists, so every batch keeps its hourly
+ *    rollups): COPY FROM STDIN of the same rows into the emptied table (the reference), then
+ *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
+ *    from an empty table. Request bodies and COPY text are built before the clock starts. Besides
+ *    throughput (load-sensitive; the load average is printed next to it): CPU ms of the API process
+ *    and of its PostgreSQL backends per request, SQL statements and transactions per request.
+ * 2. Bulk to `--events`: the remaining rows (same generator, in SQL: INSERT … SELECT generate_series,
+ *    much faster than sending them), then the meter's rollups rebuilt from all raw events by a
+ *    filter change (PATCH; the rebuild uses the per-event rollup SELECT the ingest statement uses).
+ * 3. GET /v1/meters/{id}/quantities, 30 daily buckets, one customer and all customers:
+ *    p50/p95/p99, CPU ms and statements per request; answers compared with the raw-event scan
+ *    (`rawMeterQuantities`, run in this process).
+ * 4. GET /v1/metrics/ over `--orders` paid orders and a tenth as many subscriptions (seeded in
+ *    SQL), 30 daily periods, one customer and all customers: the same figures.
  */
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,56 +38,54 @@ import { initOrm } from '../api/src/kit/db.ts';
 import { allEntities } from '../api/src/modules/entities.ts';
 import { Meter } from '../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
+import { arg } from './common.ts';
+import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const startedAt = Date.now();
 
 // ---- arguments -----------------------------------------------------------------------------------
 
-function arg(name: string, fallback: number): number {
+const bigArg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   const raw = i >= 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  if (raw === undefined) return fallback;
-  const m = /^([\d_.]+)([km]?)$/i.exec(raw.trim());
-  if (!m) throw new Error(`--${name}: not a number: ${raw}`);
-  const n = Number(m[1]!.replace(/_/g, '')) * ({ k: 1e3, m: 1e6 }[m[2]!.toLowerCase()] ?? 1);
-  return Math.round(n);
-}
-const N = arg('events', 1_000_000);
+  const m = raw ? /^([\d_.]+)m$/i.exec(raw.trim()) : null;
+  return m ? Math.round(Number(m[1]!.replace(/_/g, '')) * 1e6) : arg(name, fallback);
+};
+const N = bigArg('events', 1_000_000);
+const SAMPLE = Math.min(N, bigArg('sample', 200_000));
 const BATCH = arg('batch', 1000);
-const CONCURRENCY = arg('concurrency', 4);
 const CUSTOMERS = arg('customers', 100);
+const ORDERS = bigArg('orders', 1_000_000);
+const RUNS = arg('runs', 200);
 const KEEP = process.argv.includes('--keep');
 
-// ---- the rows ------------------------------------------------------------------------------------
+// ---- the rows (the same in JavaScript for the API and COPY, and in SQL for the bulk) ---------------
 
 const MODELS = ['gpt-4', 'gpt-3.5', 'claude'];
 const DAY = 86_400_000;
+const SPAN = 30 * DAY - 60_000;
 const t0 = Date.now() - 30 * DAY;
 
-interface Row {
-  name: string;
-  timestamp: string;
-  customerId: string | null;
-  externalCustomerId: string | null;
-  metadata: Record<string, string | number | boolean>;
-}
+const row = (i: number, customers: string[]) => ({
+  name: i % 10 < 7 ? 'api.call' : 'upload',
+  timestamp: new Date(t0 + Math.floor((i / N) * SPAN)).toISOString(),
+  customer_id: customers[i % customers.length]!,
+  metadata: { tokens: (i * 7919) % 1000, model: MODELS[i % 3]!, cached: i % 5 === 0 },
+});
 
-/** Event i, the same for the API and the COPY phases: spread over the last 30 days and the customers. */
-function row(i: number, customers: { id: string; ext: string }[], byExternalId: boolean): Row {
-  const c = customers[i % customers.length]!;
-  return {
-    name: i % 10 < 7 ? 'api.call' : 'upload',
-    timestamp: new Date(t0 + Math.floor((i / N) * (30 * DAY - 60_000))).toISOString(),
-    customerId: byExternalId ? null : c.id,
-    externalCustomerId: byExternalId ? c.ext : null,
-    metadata: { tokens: (i * 7919) % 1000, model: MODELS[i % 3]!, cached: i % 5 === 0 },
-  };
-}
+const BULK_SQL = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "metadata")
+  select gen_random_uuid(), now(), to_timestamp(($1::float8 + floor(g::float8 / $2::float8 * $3::float8)) / 1000),
+    case when g % 10 < 7 then 'api.call' else 'upload' end, 'user', $4::uuid, ($5::uuid[])[g % $6 + 1],
+    jsonb_build_object('tokens', (g * 7919) % 1000, 'model', (array['gpt-4', 'gpt-3.5', 'claude'])[g % 3 + 1], 'cached', g % 5 = 0)
+  from generate_series($7::bigint, $8::bigint) g`;
 
 // ---- helpers -------------------------------------------------------------------------------------
 
 const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -97,13 +98,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 120_000) {
+async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`API exited with ${child.exitCode}`);
     try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
+      if ((await fetch(`${url}/healthz`)).ok) return;
     } catch {
       // not up yet
     }
@@ -112,12 +112,13 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 120_000
   throw new Error('API did not become healthy');
 }
 
-async function http(url: string, init: RequestInit & { token?: string; cookie?: string; json?: unknown }) {
+async function http(url: string, init: RequestInit & { token?: string; cookie?: string; json?: unknown; raw?: string }) {
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.cookie) headers.cookie = init.cookie;
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { ...init, headers, body: init.json === undefined ? init.body : JSON.stringify(init.json) });
+  if (init.json !== undefined || init.raw !== undefined) headers['content-type'] = 'application/json';
+  const body = init.raw ?? (init.json === undefined ? undefined : JSON.stringify(init.json));
+  const res = await fetch(url, { ...init, headers, body });
   const text = await res.text();
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 300)}`);
   return { res, body: text ? JSON.parse(text) : null };
@@ -134,7 +135,7 @@ class CopyFromStdin {
 
   constructor(
     private readonly text: string,
-    private readonly chunks: () => AsyncIterable<string>,
+    private readonly chunks: Buffer[],
   ) {}
 
   submit(connection: any) {
@@ -144,8 +145,8 @@ class CopyFromStdin {
   handleCopyInResponse(connection: any) {
     void (async () => {
       const stream = connection.stream as NodeJS.WritableStream & { writableNeedDrain?: boolean };
-      for await (const chunk of this.chunks()) {
-        connection.sendCopyFromChunk(Buffer.from(chunk));
+      for (const chunk of this.chunks) {
+        connection.sendCopyFromChunk(chunk);
         if (stream.writableNeedDrain) await new Promise((r) => stream.once('drain', r));
       }
       connection.endCopyFrom();
@@ -177,17 +178,21 @@ benchDbUrl.pathname = `${benchDbUrl.pathname}_bench_ingest`;
 const dbUrl = benchDbUrl.toString();
 
 const db = new pg.Client({ connectionString: dbUrl });
+const proxy = new CountingProxy(benchDbUrl.hostname, Number(benchDbUrl.port || 5432));
 let api: ChildProcess | undefined;
 
 async function main() {
   await ensureDatabase(dbUrl, { recreate: true });
+  const proxied = new URL(dbUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(await proxy.listen());
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  api = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['api/src/server.ts'], {
+  api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: proxied.toString(),
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_URL: url,
@@ -198,21 +203,48 @@ async function main() {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   await waitHealthy(url, api);
+  const apiPids = processTree(api.pid!);
   await db.connect();
+  const ownPid = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+  /** The API's PostgreSQL backends (every other connection to the bench database). */
+  const backends = async () =>
+    (await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> $1', [ownPid])).rows.map((r) => r.pid);
+
+  /** Runs `work` (n requests) and returns per-request CPU and statement figures. */
+  const measure = async (n: number, work: () => Promise<void>) => {
+    const before = await backends();
+    const cpu0 = new Map(before.map((p) => [p, cpuMs(p)]));
+    const api0 = sumCpuMs(apiPids);
+    const s0 = proxy.statements;
+    const x0 = proxy.transactions;
+    const t = performance.now();
+    await work();
+    const seconds = (performance.now() - t) / 1000;
+    const statements = (proxy.statements - s0) / n;
+    const transactions = (proxy.transactions - x0) / n;
+    const apiCpu = (sumCpuMs(apiPids) - api0) / n;
+    const after = await backends();
+    const pgCpu = after.reduce((s, p) => s + cpuMs(p) - (cpu0.get(p) ?? 0), 0) / n;
+    return {
+      seconds,
+      statements,
+      transactions,
+      apiCpu,
+      pgCpu,
+      text: `CPU per request: API ${ms(apiCpu)}, PostgreSQL ${ms(pgCpu)}; ${statements.toFixed(2)} statements and ${transactions.toFixed(2)} transactions (BEGIN) per request`,
+    };
+  };
 
   const [{ version }] = (await db.query<{ version: string }>('select version()')).rows as [{ version: string }];
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} × ${cpus[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.platform()} ${os.release()}`);
-  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (API, PostgreSQL and this client share the machine)`);
+  console.log(`load average at start: ${load()} (API, PostgreSQL and this client share the machine)`);
   console.log(`node ${process.version}; ${version.split(',')[0]}`);
-  console.log(`events: ${fmt(N)} in batches of ${BATCH}, ${CONCURRENCY} requests in flight; ${CUSTOMERS} customers\n`);
+  console.log(`events: ${fmt(N)} (ingest measured on ${fmt(SAMPLE)} in batches of ${BATCH}); ${CUSTOMERS} customers; ${fmt(ORDERS)} orders\n`);
 
-  // A seller, a token and the customers.
+  // A seller, a token, the customers, a product and the meter.
   const email = `bench-${randomUUID().slice(0, 8)}@example.com`;
-  const signUp = await http(`${url}/api/auth/sign-up/email`, {
-    method: 'POST',
-    json: { email, password: 'correct horse battery', name: 'Bench' },
-  });
+  const signUp = await http(`${url}/api/auth/sign-up/email`, { method: 'POST', json: { email, password: 'correct horse battery', name: 'Bench' } });
   const cookie = signUp.res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const { body: org } = await http(`${url}/v1/organizations/`, {
     method: 'POST',
@@ -222,67 +254,21 @@ async function main() {
   const { body: tok } = await http(`${url}/v1/organization-access-tokens/`, {
     method: 'POST',
     cookie,
-    json: { organization_id: org.id, comment: 'bench', scopes: ['events:read', 'events:write', 'meters:read', 'meters:write'] },
+    json: {
+      organization_id: org.id,
+      comment: 'bench',
+      scopes: ['events:read', 'events:write', 'meters:read', 'meters:write', 'metrics:read', 'products:read', 'products:write'],
+    },
   });
   const token: string = tok.token;
-
-  let customers: { id: string; ext: string }[];
-  let byExternalId = false;
-  try {
-    const { rows } = await db.query<{ id: string; ext: string }>(
+  const customers = (
+    await db.query<{ id: string }>(
       `insert into "customers" ("id", "created_at", "organization_id", "email", "email_verified", "external_id", "metadata")
        select gen_random_uuid(), now(), $1, 'c' || g || '@bench.local', false, 'ext-' || g, '{}'::jsonb from generate_series(1, $2) g
-       returning "id", "external_id" as ext`,
+       returning "id"`,
       [org.id, CUSTOMERS],
-    );
-    customers = rows;
-  } catch (err) {
-    console.log(`(customers could not be inserted directly: ${(err as Error).message}; events use external ids)`);
-    customers = Array.from({ length: CUSTOMERS }, (_, g) => ({ id: '', ext: `ext-${g + 1}` }));
-    byExternalId = true;
-  }
-
-  // 1. Through the API: first with no meter (the baseline, events emptied after), then with the
-  //    meter, whose rollups the ingest statement keeps.
-  const apiIngest = async () => {
-    const batches = Math.ceil(N / BATCH);
-    const latencies: number[] = [];
-    let next = 0;
-    let inserted = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let b = next++; b < batches; b = next++) {
-          const events = [];
-          for (let i = b * BATCH; i < Math.min(N, (b + 1) * BATCH); i++) {
-            const r = row(i, customers, byExternalId);
-            events.push({
-              name: r.name,
-              timestamp: r.timestamp,
-              metadata: r.metadata,
-              ...(r.customerId ? { customer_id: r.customerId } : { external_customer_id: r.externalCustomerId }),
-            });
-          }
-          const t = performance.now();
-          const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, json: { events } });
-          latencies.push(performance.now() - t);
-          inserted += body.inserted;
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
-    const line =
-      `${fmt(inserted)} events in ${seconds.toFixed(1)} s = ${fmt(inserted / seconds)} events/s` +
-      `  (request p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p95 ${quantile(latencies, 0.95).toFixed(1)} ms per ${BATCH};` +
-      ` load average ${os.loadavg()[0]!.toFixed(2)})`;
-    return { inserted, rate: inserted / seconds, line };
-  };
-  let baseline: Awaited<ReturnType<typeof apiIngest>> | null = null;
-  if (!process.argv.includes('--no-baseline')) {
-    baseline = await apiIngest();
-    await db.query('truncate "events"');
-  }
+    )
+  ).rows.map((r) => r.id);
   const filter = {
     conjunction: 'and',
     clauses: [
@@ -296,102 +282,188 @@ async function main() {
     json: { name: 'Uncached tokens', filter, aggregation: { func: 'sum', property: 'tokens' } },
   });
 
-  const { inserted, rate: apiRate, line: apiLine } = await apiIngest();
-
-  // 2. Meter quantities (rollups kept by ingestion) against the raw scan they replace.
-  await db.query('analyze "events"; analyze "meter_rollups"');
-  console.log('ingestion');
-  if (baseline) console.log(`  API, no meter                ${baseline.line}`);
-  console.log(`  API, one meter (rollups)     ${apiLine}`);
-  if (baseline) console.log(`  with rollups / without: ${(apiRate / baseline.rate).toFixed(2)}`);
-  const rollupRows = Number((await db.query('select count(*) as n from "meter_rollups"')).rows[0].n);
-  console.log(`  meter_rollups rows: ${fmt(rollupRows)}\n`);
-  const rangeStart = new Date(Date.now() - 30 * DAY);
-  const rangeEnd = new Date();
-  const range = `start_timestamp=${rangeStart.toISOString()}&end_timestamp=${rangeEnd.toISOString()}&interval=day`;
-  const customerFilter = byExternalId ? `external_customer_id=${customers[0]!.ext}` : `customer_id=${customers[0]!.id}`;
-  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never, allEntities);
-  const stats = (times: number[]) => {
-    times.sort((a, b) => a - b);
-    return `p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms`;
-  };
-  const measureQuantities = async (title: string, withRaw: boolean) => {
-    console.log(title);
-    for (const [label, qs, runs, rawRuns, filters] of [
-      ['one customer', `${range}&${customerFilter}`, 200, 20, byExternalId ? { externalCustomerIds: [customers[0]!.ext] } : { customerIds: [customers[0]!.id] }],
-      ['all customers', range, 100, 5, {}],
-    ] as const) {
-      const times: number[] = [];
-      let last: { timestamp: string; quantity: number }[] = [];
-      for (let i = 0; i < runs + 3; i++) {
-        const t = performance.now();
-        const { body } = await http(`${url}/v1/meters/${meter.id}/quantities?${qs}`, { token });
-        if (i >= 3) times.push(performance.now() - t);
-        last = body.quantities;
-      }
-      let raw = '';
-      if (withRaw) {
-        const rawTimes: number[] = [];
-        let reference: { timestamp: string; quantity: number }[] = [];
-        for (let i = 0; i < rawRuns + 1; i++) {
-          const em = orm.em.fork();
-          const m = await em.findOneOrFail(Meter, meter.id);
-          const t = performance.now();
-          reference = await rawMeterQuantities(em, m, { start: rangeStart, end: rangeEnd, interval: 'day', ...filters });
-          if (i >= 1) rawTimes.push(performance.now() - t);
-        }
-        const same = JSON.stringify(reference) === JSON.stringify(last);
-        raw = `\n  ${''.padEnd(14)} raw scan (SQL only, ${rawRuns} runs): ${stats(rawTimes)}; answers ${same ? 'identical' : 'DIFFER'}`;
-      }
-      console.log(
-        `  ${label.padEnd(14)} over ${fmt(inserted)} events: ${stats(times)} (${runs} runs via the API, ${last.length} buckets)${raw}`,
-      );
+  // 1. Ingest: COPY reference, then the API at 1 and at 4 requests in flight, each from an empty table.
+  const bodies: string[] = [];
+  for (let b = 0; b * BATCH < SAMPLE; b++) {
+    const events = [];
+    for (let i = b * BATCH; i < Math.min(SAMPLE, (b + 1) * BATCH); i++) events.push(row(i, customers));
+    bodies.push(JSON.stringify({ events }));
+  }
+  const copyChunks: Buffer[] = [];
+  const now = new Date().toISOString();
+  for (let start = 0; start < SAMPLE; start += BATCH) {
+    let chunk = '';
+    for (let i = start; i < Math.min(SAMPLE, start + BATCH); i++) {
+      const r = row(i, customers);
+      chunk += `${[randomUUID(), now, r.timestamp, r.name, 'user', org.id, r.customer_id, null, JSON.stringify(r.metadata)].map(copyField).join('\t')}\n`;
     }
-  };
-  await measureQuantities('GET /v1/meters/{id}/quantities (30 daily buckets, sum over name = api.call and cached = false)', true);
+    copyChunks.push(Buffer.from(chunk));
+  }
+  const empty = () => db.query('truncate "events", "meter_rollups"');
 
-  // 3. Raw COPY of the same rows into the same (emptied) table.
-  await db.query('truncate "events", "meter_rollups"');
-  const COPY_CHUNK = 1000;
+  await empty();
+  const copyCpu0 = cpuMs(ownPid);
   const copy = new CopyFromStdin(
     'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin',
-    async function* () {
-      const now = new Date().toISOString();
-      for (let start = 0; start < N; start += COPY_CHUNK) {
-        let chunk = '';
-        for (let i = start; i < Math.min(N, start + COPY_CHUNK); i++) {
-          const r = row(i, customers, byExternalId);
-          chunk += `${[randomUUID(), now, r.timestamp, r.name, 'user', org.id, r.customerId, r.externalCustomerId, JSON.stringify(r.metadata)]
-            .map(copyField)
-            .join('\t')}\n`;
-        }
-        yield chunk;
-      }
-    },
+    copyChunks,
   );
   const copyStarted = performance.now();
   db.query(copy);
   await copy.finished;
   const copySeconds = (performance.now() - copyStarted) / 1000;
   const copyRate = copy.rowCount / copySeconds;
+  const copyPgCpu = ((cpuMs(ownPid) - copyCpu0) / copy.rowCount) * BATCH;
+  const copyLoad = os.loadavg()[0]!;
+
+  const ingest = async (concurrency: number) => {
+    await empty();
+    const latencies: number[] = [];
+    let next = 0;
+    let inserted = 0;
+    const m = await measure(bodies.length, async () => {
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let b = next++; b < bodies.length; b = next++) {
+            const t = performance.now();
+            const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, raw: bodies[b]! });
+            latencies.push(performance.now() - t);
+            inserted += body.inserted;
+          }
+        }),
+      );
+    });
+    latencies.sort((a, b) => a - b);
+    const rate = inserted / m.seconds;
+    return {
+      rate,
+      m,
+      line:
+        `${fmt(inserted)} events in ${m.seconds.toFixed(1)} s = ${fmt(rate)} events/s = ${(rate / copyRate).toFixed(2)} × COPY` +
+        ` (request p50 ${ms(quantile(latencies, 0.5))}, p95 ${ms(quantile(latencies, 0.95))}; load average ${os.loadavg()[0]!.toFixed(2)})`,
+    };
+  };
+  const one = await ingest(1);
+  const four = await ingest(4);
+  console.log(`ingest of ${fmt(SAMPLE)} events (one meter, rollups kept by every batch; batches of ${BATCH})`);
+  console.log(`  COPY FROM STDIN (reference)  ${fmt(copy.rowCount)} rows in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s (load average ${copyLoad.toFixed(2)})`);
+  console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
+  console.log(`  API, 1 request in flight     ${one.line}`);
+  console.log(`                               ${one.m.text}`);
+  console.log(`  API, 4 requests in flight    ${four.line}`);
+  console.log(`                               ${four.m.text}`);
+  const cpuRatio = (x: typeof one) => copyPgCpu / (x.m.apiCpu + x.m.pgCpu);
+  console.log(
+    `  CPU-based ratio (COPY's PostgreSQL CPU per ${BATCH} rows / API + PostgreSQL CPU per request): 1 in flight ${cpuRatio(one).toFixed(2)}, 4 in flight ${cpuRatio(four).toFixed(2)}\n`,
+  );
+
+  // 2. Bulk: the rest of the rows in SQL, then the rollups rebuilt from all raw events.
+  const bulkStarted = performance.now();
+  for (let from = SAMPLE; from < N; from += 1_000_000) {
+    const to = Math.min(N, from + 1_000_000) - 1;
+    await db.query(BULK_SQL, [t0, N, SPAN, org.id, customers, customers.length, from, to]);
+    process.stdout.write(`  bulk: ${fmt(to + 1)} events (${((performance.now() - bulkStarted) / 1000).toFixed(0)} s)\r`);
+  }
   await db.query('analyze "events"');
-
-  console.log(`\n  raw  COPY FROM STDIN         ${fmt(copy.rowCount)} rows   in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s`);
-  console.log(`  API with rollups / COPY: ${(apiRate / copyRate).toFixed(2)}${baseline ? `; API without meters / COPY: ${(baseline.rate / copyRate).toFixed(2)}` : ''}  (load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
-
-  // 4. The filter changes: the rollups are rebuilt from the raw events within the PATCH.
+  const total = Number((await db.query('select count(*) as n from "events"')).rows[0].n);
+  console.log(`bulk: ${fmt(total - SAMPLE)} more events by INSERT … SELECT generate_series in ${((performance.now() - bulkStarted) / 1000).toFixed(0)} s; ${fmt(total)} events in the table`);
   const patchStarted = performance.now();
   await http(`${url}/v1/meters/${meter.id}`, {
     method: 'PATCH',
     token,
     json: { filter: { ...filter, clauses: [...filter.clauses, { property: 'tokens', operator: 'gte', value: 0 }] } },
   });
-  console.log(`meter filter changed: rollups rebuilt from ${fmt(copy.rowCount)} raw events in ${((performance.now() - patchStarted) / 1000).toFixed(1)} s (PATCH round trip)`);
   await db.query('analyze "meter_rollups"');
-  await measureQuantities('GET /v1/meters/{id}/quantities after the rebuild (same figures expected)', false);
+  const rollupRows = Number((await db.query('select count(*) as n from "meter_rollups"')).rows[0].n);
+  console.log(
+    `rollups rebuilt from ${fmt(total)} raw events in ${((performance.now() - patchStarted) / 1000).toFixed(1)} s (meter filter changed, PATCH round trip): ${fmt(rollupRows)} rollup rows\n`,
+  );
+
+  // 3. Quantities.
+  const rangeStart = new Date(Date.now() - 30 * DAY);
+  const rangeEnd = new Date();
+  const range = `start_timestamp=${rangeStart.toISOString()}&end_timestamp=${rangeEnd.toISOString()}&interval=day`;
+  const latency = async (label: string, path: string, runs: number) => {
+    for (let i = 0; i < 3; i++) await http(`${url}${path}`, { token });
+    const times: number[] = [];
+    let last: unknown = null;
+    const m = await measure(runs, async () => {
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        last = (await http(`${url}${path}`, { token })).body;
+        times.push(performance.now() - t);
+      }
+    });
+    times.sort((a, b) => a - b);
+    console.log(
+      `  ${label.padEnd(14)} p50 ${ms(quantile(times, 0.5))}, p95 ${ms(quantile(times, 0.95))}, p99 ${ms(quantile(times, 0.99))} (${runs} runs; load average ${os.loadavg()[0]!.toFixed(2)})`,
+    );
+    console.log(`  ${''.padEnd(14)} ${m.text}`);
+    return last;
+  };
+  console.log(`GET /v1/meters/{id}/quantities over ${fmt(total)} events (30 daily buckets; sum over name = api.call and cached = false)`);
+  const oneCustomer = (await latency('one customer', `/v1/meters/${meter.id}/quantities?${range}&customer_id=${customers[0]}`, RUNS)) as {
+    quantities: unknown[];
+  };
+  const allCustomers = (await latency('all customers', `/v1/meters/${meter.id}/quantities?${range}`, Math.ceil(RUNS / 2))) as {
+    quantities: unknown[];
+  };
+  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never, allEntities);
+  const compared: [string, { quantities: unknown[] }, { customerIds?: string[] }][] = [
+    ['one customer', oneCustomer, { customerIds: [customers[0]!] }],
+    ['all customers', allCustomers, {}],
+  ];
+  for (const [label, answer, filters] of compared) {
+    const em = orm.em.fork();
+    const m = await em.findOneOrFail(Meter, meter.id);
+    const t = performance.now();
+    const reference = await rawMeterQuantities(em, m, { start: rangeStart, end: rangeEnd, interval: 'day', ...filters });
+    const same = JSON.stringify(reference) === JSON.stringify(answer.quantities);
+    console.log(`  ${label.padEnd(14)} raw-event scan (SQL only, 1 run): ${ms(performance.now() - t)}; answers ${same ? 'identical' : 'DIFFER'}`);
+  }
   await orm.close();
 
+  // 4. Metrics over seeded orders and subscriptions.
+  const { body: product } = await http(`${url}/v1/products/`, {
+    method: 'POST',
+    token,
+    json: { name: 'Bench plan', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 2000, price_currency: 'usd' }] },
+  });
+  const subs = Math.max(1, Math.floor(ORDERS / 10));
+  const seedStarted = performance.now();
+  const subIds = (
+    await db.query<{ id: string }>(
+    `insert into subscriptions (id, created_at, organization_id, customer_id, product_id, price_id, amount, currency,
+       recurring_interval, status, current_period_start, current_period_end, cancel_at_period_end, started_at, ended_at, metadata)
+     select gen_random_uuid(), st, $1, ($2::uuid[])[g % $3 + 1], $4, $5, 1000 + g % 5000, 'usd', case when g % 7 = 0 then 'year' else 'month' end,
+       case when g % 4 = 0 then 'canceled' else 'active' end, st, null, false, st, case when g % 4 = 0 then st + interval '20 days' end, '{}'::jsonb
+     from generate_series(0, $6 - 1) g, lateral (select now() - interval '90 days' + (g::float8 / $6) * interval '89 days' as st) x
+     returning id`,
+      [org.id, customers, customers.length, product.id, product.prices[0].id, subs],
+    )
+  ).rows.map((r) => r.id);
+  for (let from = 0; from < ORDERS; from += 500_000) {
+    const to = Math.min(ORDERS, from + 500_000) - 1;
+    await db.query(
+      `insert into orders (id, created_at, organization_id, customer_id, product_id, product_price_id, subscription_id, status,
+         billing_reason, subtotal_amount, discount_amount, net_amount, tax_amount, total_amount, refunded_amount,
+         refunded_tax_amount, currency, custom_field_data, metadata)
+       select gen_random_uuid(), now() - interval '30 days' + (g::float8 / $1) * interval '30 days', $2, ($3::uuid[])[g % $4 + 1], $5, $6,
+         case when g % 10 < 7 then ($9::uuid[])[g % $10 + 1] end, case when g % 50 = 0 then 'pending' else 'paid' end,
+         case when g % 10 < 7 then 'subscription_cycle' else 'purchase' end, 500 + g % 9000, 0, 500 + g % 9000, 0, 500 + g % 9000, 0, 0, 'usd', '{}'::jsonb, '{}'::jsonb
+       from generate_series($7::int, $8::int) g`,
+      [ORDERS, org.id, customers, customers.length, product.id, product.prices[0].id, from, to, subIds, subIds.length],
+    );
+  }
+  await db.query('analyze orders; analyze subscriptions');
+  console.log(`\nmetrics data: ${fmt(ORDERS)} orders and ${fmt(subs)} subscriptions seeded in SQL in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
+  const endDate = new Date().toISOString().slice(0, 10);
+  const startDate = new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10);
+  const metricsRange = `start_date=${startDate}&end_date=${endDate}&interval=day`;
+  console.log(`GET /v1/metrics/ (31 daily periods, 12 figures)`);
+  await latency('one customer', `/v1/metrics/?${metricsRange}&customer_id=${customers[0]}`, RUNS);
+  await latency('all customers', `/v1/metrics/?${metricsRange}`, Math.ceil(RUNS / 2));
 
+  console.log(`\nwhole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
 }
 
 try {
@@ -402,5 +474,6 @@ try {
     api.kill('SIGTERM');
     await new Promise((r) => api!.once('exit', r));
   }
+  proxy.close();
   if (!KEEP) await dropDatabase(dbUrl).catch(() => undefined);
 }

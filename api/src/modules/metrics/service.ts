@@ -94,9 +94,15 @@ export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promis
   const subFilter = filterSql('s', q, params);
   const sql = `
     with periods as (${periodsSql}),
-    bounds as (select min(p_start) as lo, max(p_end) as hi from periods),
+    numbered as (select ts, p_start, p_end, row_number() over (order by ts) as k from periods),
+    bounds as (
+      select min(p_start) as lo, max(p_end) as hi,
+             array_agg(p_start order by p_start) as starts, array_agg(p_end order by p_end) as ends
+      from periods
+    ),
     paid_orders as (
-      select o.created_at, o.net_amount, o.subscription_id, s.started_at as sub_started_at
+      select o.created_at, o.net_amount, o.subscription_id, s.started_at as sub_started_at,
+             b.starts[width_bucket(o.created_at, b.starts)] as p_key
       from orders o
       left join subscriptions s on s.id = o.subscription_id
       cross join bounds b
@@ -105,38 +111,70 @@ export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promis
         and o.created_at >= b.lo and o.created_at < b.hi
     ),
     subs as (
-      select s.started_at, s.ended_at, s.amount, s.recurring_interval
+      select s.started_at, s.ended_at,
+             case when s.recurring_interval = 'year' then round(s.amount::numeric / 12) else s.amount end as mrr,
+             b.starts[width_bucket(s.started_at, b.starts)] as p_key,
+             width_bucket(s.started_at, b.ends) as started_before,
+             width_bucket(s.ended_at, b.starts) as ended_before
       from subscriptions s
       cross join bounds b
       where ${subFilter}
         and s.started_at is not null and s.started_at < b.hi
         and (s.ended_at is null or s.ended_at >= b.lo)
     ),
+    order_figures as (
+      select p.ts,
+             count(*) as orders,
+             sum(po.net_amount) as revenue,
+             ceil(avg(po.net_amount)) as average_order_value,
+             count(*) filter (where po.subscription_id is null) as one_time_products,
+             sum(po.net_amount) filter (where po.subscription_id is null) as one_time_products_revenue,
+             sum(po.net_amount) filter (where po.sub_started_at >= p.p_start and po.sub_started_at < p.p_end) as new_subscriptions_revenue,
+             count(distinct po.subscription_id) filter (where po.sub_started_at < p.p_start) as renewed_subscriptions,
+             sum(po.net_amount) filter (where po.sub_started_at < p.p_start) as renewed_subscriptions_revenue
+      from numbered p
+      join paid_orders po on po.p_key = p.p_start and po.created_at >= p.p_start and po.created_at < p.p_end
+      group by p.ts
+    ),
+    new_subs as (
+      select p.ts, count(*) as new_subscriptions
+      from numbered p
+      join subs su on su.p_key = p.p_start and su.started_at >= p.p_start and su.started_at < p.p_end
+      group by p.ts
+    ),
+    active_deltas as (
+      select k, sum(n) as n, sum(m) as m
+      from (
+        select started_before + 1 as k, 1 as n, mrr as m from subs
+        union all
+        select greatest(started_before, ended_before) + 1, -1, -mrr from subs where ended_at is not null
+      ) d
+      group by k
+    ),
+    active as (
+      select p.ts,
+             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
+             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
+      from numbered p
+      left join active_deltas d on d.k = p.k
+    ),
     figures as (
-      select p.ts, om.*, sm.*
-      from periods p
-      cross join lateral (
-        select count(*) as orders,
-               coalesce(sum(po.net_amount), 0) as revenue,
-               coalesce(ceil(avg(po.net_amount)), 0) as average_order_value,
-               count(*) filter (where po.subscription_id is null) as one_time_products,
-               coalesce(sum(po.net_amount) filter (where po.subscription_id is null), 0) as one_time_products_revenue,
-               coalesce(sum(po.net_amount) filter (where po.sub_started_at >= p.p_start and po.sub_started_at < p.p_end), 0)
-                 as new_subscriptions_revenue,
-               count(distinct po.subscription_id) filter (where po.sub_started_at < p.p_start) as renewed_subscriptions,
-               coalesce(sum(po.net_amount) filter (where po.sub_started_at < p.p_start), 0) as renewed_subscriptions_revenue
-        from paid_orders po
-        where po.created_at >= p.p_start and po.created_at < p.p_end
-      ) om
-      cross join lateral (
-        select count(*) filter (where su.started_at >= p.p_start and su.started_at < p.p_end) as new_subscriptions,
-               count(*) filter (where su.started_at < p.p_end and (su.ended_at is null or su.ended_at >= p.p_start))
-                 as active_subscriptions,
-               coalesce(sum(case when su.recurring_interval = 'year' then round(su.amount::numeric / 12) else su.amount end)
-                 filter (where su.started_at < p.p_end and (su.ended_at is null or su.ended_at >= p.p_start)), 0)
-                 as monthly_recurring_revenue
-        from subs su
-      ) sm
+      select p.ts,
+             coalesce(o.orders, 0) as orders,
+             coalesce(o.revenue, 0) as revenue,
+             coalesce(o.average_order_value, 0) as average_order_value,
+             coalesce(o.one_time_products, 0) as one_time_products,
+             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
+             coalesce(n.new_subscriptions, 0) as new_subscriptions,
+             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
+             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
+             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
+             a.active_subscriptions,
+             a.monthly_recurring_revenue
+      from numbered p
+      left join order_figures o on o.ts = p.ts
+      left join new_subs n on n.ts = p.ts
+      join active a on a.ts = p.ts
     )
     select ts, orders, revenue, sum(revenue) over (order by ts) as cumulative_revenue, average_order_value,
            one_time_products, one_time_products_revenue, new_subscriptions, new_subscriptions_revenue,
