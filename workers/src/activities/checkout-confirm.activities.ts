@@ -3,8 +3,8 @@
  * enforced by unique constraints) and runs on its own EntityManager fork; see orders/fulfilment.ts.
  */
 import type { Deps } from '@emporia/api/src/deps.ts';
+import { compensateCheckout } from '@emporia/api/src/modules/orders/compensation.ts';
 import {
-  compensateCheckout,
   fulfilCheckout,
   markCheckoutSucceeded,
   requestExternalGrants,

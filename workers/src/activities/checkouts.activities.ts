@@ -1,7 +1,7 @@
 /** Checkout activities: expiring open checkouts once their time is up, settling abandoned charges. */
 import type { Deps } from '@emporia/api/src/deps.ts';
 import type { CheckoutActivities, SweepRound } from '@emporia/workflows/contracts';
-import { expireDueCheckouts } from '@emporia/api/src/modules/checkouts/service.ts';
+import { expireDueCheckouts } from '@emporia/api/src/modules/checkouts/expiry.ts';
 import { settleAbandonedCharges } from '@emporia/api/src/modules/checkouts/confirm.ts';
 
 export function createCheckoutActivities(deps: Deps): CheckoutActivities {

@@ -21,7 +21,7 @@
  * which is signalled, keeps activity tasks for that reason.)
  */
 import { log, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Receipt } from '../../../api/src/modules/orders/fulfilment.ts';
+import type { Receipt } from '../../../api/src/modules/orders/receipt.ts';
 import type { NotificationActivities } from '../notifications/contract.ts';
 import type { CheckoutConfirmActivities, CheckoutConfirmInput, CheckoutConfirmResult } from './contract.ts';
 import { startSubscriptionLifecycle } from '../subscriptions/start.ts';

@@ -1,5 +1,5 @@
 /** The checkout workflows' inputs and results, and the activities they call. */
-import type { ExpiredBatch } from '../../../api/src/modules/checkouts/service.ts';
+import type { ExpiredBatch } from '../../../api/src/modules/checkouts/expiry.ts';
 import type { FulfilResult } from '../../../api/src/modules/orders/fulfilment.ts';
 import type { RunMetadata } from '../metadata.ts';
 

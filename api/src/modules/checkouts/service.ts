@@ -393,6 +393,3 @@ export async function updateCheckout(
     input.amount ?? (!priceChanged && c.productPrice.amountType === 'custom' ? (c.amount ?? null) : null);
   await recompute(em, c, requested);
 }
-
-// The sweeper's batch lives in expiry.ts; the worker reads it through this module's service.
-export { expireCheckoutById, expireDueCheckouts, type ExpiredBatch } from './expiry.ts';

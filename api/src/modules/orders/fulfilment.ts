@@ -380,7 +380,3 @@ export async function markCheckoutSucceeded(em: EntityManager, checkoutId: strin
     await tx.flush();
   });
 }
-
-// The confirm workflow's activities read the receipt and the compensation through this module.
-export { receiptFor, type Receipt } from './receipt.ts';
-export { compensateCheckout } from './compensation.ts';
