@@ -111,7 +111,8 @@ export const organizationSchema = z.object({
   subscription_settings: z.record(z.string(), z.unknown()),
 });
 
-export function serializeOrganization(o: Organization): z.infer<typeof organizationSchema> {
+export type OrganizationRead = z.infer<typeof organizationSchema>;
+export function serializeOrganization(o: Organization): OrganizationRead {
   return {
     id: o.id,
     created_at: o.createdAt.toISOString(),

@@ -3,16 +3,19 @@
  * team), the seller-profile update, role checks on writes, and the organization.updated event.
  * Services never commit on their own beyond the single flush that makes a creation atomic.
  */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { z } from 'zod/v4';
+import type { Config } from '../../config.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Metadata } from '../../kit/entity.ts';
-import { NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
+import { NotPermitted, ResourceNotFound, fieldError } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
-import type { User } from '../../auth/entities.ts';
+import { User } from '../../auth/entities.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { Member, Organization, Team, type ProfileSettings } from './entities.ts';
 import { CREATOR_ROLE, findMember, hasPermission } from './membership.ts';
-import { serializeOrganization, type organizationUpdateSchema } from './schemas.ts';
+import { organizationCreationDecision } from './membership-rules.ts';
+import { serializeOrganization, type OrganizationRead, type organizationCreateSchema, type organizationUpdateSchema } from './schemas.ts';
 
 export interface NewOrganization {
   name: string;
@@ -47,6 +50,55 @@ export async function createOrganizationWithOwner(em: EntityManager, user: User,
   const member = em.create(Member, { organization, user, role: CREATOR_ROLE, team });
   await em.flush();
   return { organization, team, member };
+}
+
+/**
+ * POST /v1/organizations/: the same creation policy as /api/auth/organization/create
+ * (ORGANIZATION_CREATION and limits), a free slug, and the user as owner.
+ */
+export async function createOrganizationForUser(
+  tx: EntityManager,
+  cfg: Config,
+  userId: string,
+  body: z.output<typeof organizationCreateSchema>,
+): Promise<OrganizationRead> {
+  const decision = await organizationCreationDecision(tx, cfg, await tx.findOneOrFail(User, userId));
+  if (decision === 'not-allowed') throw NotPermitted('You are not allowed to create a new organization');
+  if (decision === 'limit-reached') throw NotPermitted('You have reached the maximum number of organizations');
+  const slugTaken = () => fieldError(['body', 'slug'], 'An organization with this slug already exists.', 'value_error', body.slug);
+  if (await tx.count(Organization, { slug: body.slug })) throw slugTaken();
+  try {
+    const { organization } = await createOrganizationWithOwner(tx, tx.getReference(User, userId), {
+      name: body.name,
+      slug: body.slug,
+      avatarUrl: body.avatar_url ?? null,
+      email: body.email ?? null,
+      website: body.website ?? null,
+      socials: body.socials ?? [],
+      details: body.details ?? null,
+      featureSettings: body.feature_settings ?? {},
+      subscriptionSettings: body.subscription_settings ?? {},
+      metadata: body.metadata ?? {},
+    });
+    return serializeOrganization(organization);
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw slugTaken();
+    throw err;
+  }
+}
+
+/** PATCH /v1/organizations/:id by an owner, an admin or the organization's token; emits `organization.updated`. */
+export async function updateOrganization(
+  tx: EntityManager,
+  principal: Principal,
+  id: string,
+  body: z.output<typeof organizationUpdateSchema>,
+): Promise<OrganizationRead> {
+  const org = await administeredOrganization(tx, principal, id);
+  applyOrganizationUpdate(org, body);
+  emitOrganizationUpdated(tx, org);
+  await tx.flush();
+  return serializeOrganization(org);
 }
 
 export function emitOrganizationUpdated(em: EntityManager, org: Organization) {
