@@ -5,14 +5,13 @@
  * (`MeteredBilling`); the upcoming-invoice preview computes the same without recording.
  *
  * The query is composed from the meters and events modules' exported pieces (`meterCondition`,
- * `compileAggregation`, `eventConditions`, `runSql`): the meters module's `meterQuantities` buckets by
- * event timestamp only, while billing also bounds the ingestion time (the watermark that bills late
- * events in the next cycle, once).
+ * `compileAggregation`, `runSql`): the meters module's `meterQuantities` buckets by event timestamp
+ * only, while billing also bounds the ingestion time (the watermark that bills late events in the next
+ * cycle, once). A renewal asks for all its meters in one statement (`meterFigures`).
  */
 import { wrap } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { METER_CREDITED_EVENT } from '../benefits/types/meter-credit.ts';
-import { eventConditions } from '../events/service.ts';
 import { runSql, SqlParams } from '../events/sql.ts';
 import { compileAggregation } from '../meters/filter.ts';
 import { meterCondition } from '../meters/service.ts';
@@ -21,70 +20,6 @@ import { formatDecimal, meteredLine, parseDecimal, subtractDecimal, type Metered
 import type { ProductPrice } from '../products/entities.ts';
 import type { Subscription } from '../subscriptions/entities.ts';
 import { MeteredBilling } from './entities.ts';
-
-/** Bounds of a set of events: timestamp < `before` and created_at ≤ `ingestedBy` (null: any ingestion time). */
-export interface EventBounds {
-  before: Date;
-  ingestedBy: Date | null;
-}
-
-/**
- * The meter's aggregation over the customer's events in `bounds` minus those in `exclude` (exact,
- * as a decimal string; "0" when there are none). With `exclude` = the previous renewal's bounds
- * these are the events a renewal bills.
- */
-export async function usageBetween(
-  em: EntityManager,
-  meter: Meter,
-  customerId: string,
-  bounds: EventBounds,
-  exclude: EventBounds,
-): Promise<string> {
-  const params = new SqlParams();
-  const where = await eventConditions(
-    em,
-    { organizationIds: [meter.organization.id], customerIds: [customerId], condition: meterCondition(meter, params) },
-    params,
-  );
-  const aggregate = compileAggregation(meter.aggregation, params, 'e.');
-  const ts = (d: Date | null) => params.add(d ? d.toISOString() : 'infinity', 'timestamptz');
-  where.push(
-    `e."timestamp" < ${ts(bounds.before)}`,
-    `e."created_at" <= ${ts(bounds.ingestedBy)}`,
-    `not (e."timestamp" < ${ts(exclude.before)} and e."created_at" <= ${ts(exclude.ingestedBy)})`,
-    // The credits' own bookkeeping events are never usage.
-    `not (e."source" = 'system' and e."name" = ${params.add(METER_CREDITED_EVENT, 'text')})`,
-  );
-  const { rows } = await runSql<{ usage: string | null }>(
-    em,
-    `select (${aggregate})::numeric::text as usage from "events" e where ${where.join(' and ')}`,
-    params.values,
-  );
-  return rows[0]?.usage ?? '0';
-}
-
-/** Units of the meter credited to the customer (meter_credit grants, cycles and revocations). */
-export async function creditedUnits(em: EntityManager, organizationId: string, customerId: string, meterId: string): Promise<string> {
-  const { rows } = await runSql<{ units: string }>(
-    em,
-    `select coalesce(sum(case when jsonb_typeof(e."metadata" -> 'units') = 'number' then (e."metadata" ->> 'units')::numeric end), 0)::text as units
-     from "events" e
-     where e."organization_id" = $1::uuid and e."customer_id" = $2::uuid and e."source" = 'system' and e."name" = $3::text
-       and e."metadata" ->> 'meter_id' = $4::text`,
-    [organizationId, customerId, METER_CREDITED_EVENT, meterId],
-  );
-  return rows[0]?.units ?? '0';
-}
-
-/** Credits of the meter renewals consumed so far for the customer. */
-export async function consumedCredits(em: EntityManager, customerId: string, meterId: string): Promise<string> {
-  const { rows } = await runSql<{ units: string }>(
-    em,
-    `select coalesce(sum("credits_used"), 0)::text as units from "metered_billings" where "customer_id" = $1::uuid and "meter_id" = $2::uuid`,
-    [customerId, meterId],
-  );
-  return rows[0]?.units ?? '0';
-}
 
 /** The database's clock (events' `created_at` comes from the API processes; all compare against it). */
 export async function databaseNow(em: EntityManager): Promise<Date> {
@@ -122,8 +57,8 @@ export interface MeterFigures {
  * For each meter, in one statement: the meter's aggregation over the customer's events of
  * {timestamp < periodEnd, created_at ≤ billedThrough} minus the set the subscription's previous
  * renewal of that meter billed (none yet: every event before `periodStart` counts as billed), the
- * units credited to the customer (meter_credit) and those renewals consumed so far; as
- * usageBetween, creditedUnits and consumedCredits answer them one statement each.
+ * units credited to the customer (meter_credit grants, cycles and revocations; their bookkeeping
+ * events are never usage) and those renewals consumed so far.
  *
  * `billedThrough` is a time, or `{ settleMs }`: the database's clock at the statement minus that
  * (millisecond precision, as it is stored), answered with the figures.
