@@ -27,8 +27,9 @@ import {
 import { Box } from '@mui/material';
 import { CopyButton } from '../../common/CopyButton.tsx';
 import { DateTimeField } from '../../common/money.tsx';
+import { TrialInputs, formatTrial, trialToBody, trialToForm, type TrialFields, type TrialForm } from '../products/trial.tsx';
 
-interface CheckoutLink {
+interface CheckoutLink extends TrialFields {
   id: string;
   label: string | null;
   url: string;
@@ -39,7 +40,7 @@ interface CheckoutLink {
   created_at: string;
 }
 
-interface LinkForm {
+interface LinkForm extends TrialForm {
   label?: string | null;
   product_ids: string[];
   allow_discount_codes: boolean;
@@ -53,9 +54,10 @@ const toBody = (d: LinkForm) => ({
   allow_discount_codes: !!d.allow_discount_codes,
   discount_id: d.discount_id || null,
   success_url: d.success_url?.trim() || null,
+  ...trialToBody(d),
 });
 
-const toForm = (l: CheckoutLink) => ({ ...l, product_ids: l.products.map((p) => p.id) });
+const toForm = (l: CheckoutLink) => ({ ...l, ...trialToForm(l), product_ids: l.products.map((p) => p.id) });
 
 const productNames = (l: CheckoutLink) => l.products.map((p) => p.name).join(', ') || '—';
 
@@ -81,6 +83,7 @@ export const CheckoutLinkList = () => (
       <DataTable.Col source="label" render={(l) => l.label || '—'} />
       <DataTable.Col<CheckoutLink> label="Products" render={(l) => productNames(l)} />
       <DataTable.Col<CheckoutLink> source="url" label="Public URL" disableSort render={(l) => <UrlCell link={l} />} />
+      <DataTable.Col<CheckoutLink> source="trial_interval" label="Trial" disableSort render={(l) => formatTrial(l, "Product's")} />
       <DataTable.Col source="allow_discount_codes" label="Discount codes" render={(l) => (l.allow_discount_codes ? 'Allowed' : 'Not allowed')} />
       <DataTable.Col source="success_url" label="Success URL" render={(l) => l.success_url ?? '—'} />
       <DataTable.Col source="created_at" label="Created" field={DateTimeField} />
@@ -99,6 +102,7 @@ const Fields = () => (
       <SelectInput optionText="name" label="Preset discount" emptyText="None" />
     </ReferenceInput>
     <TextInput source="success_url" label="Success URL" type="url" helperText="Where buyers land after paying; {CHECKOUT_ID} is replaced" fullWidth />
+    <TrialInputs noneLabel="The product's trial" helperText="A trial here overrides the product's for buyers of this link (recurring products only)" />
   </>
 );
 
@@ -124,6 +128,7 @@ export const CheckoutLinkShow = () => (
       <TextField source="label" emptyText="—" />
       <FunctionField<CheckoutLink> label="Public URL" render={(l) => <UrlCell link={l} />} />
       <FunctionField<CheckoutLink> label="Products" render={productNames} />
+      <FunctionField<CheckoutLink> label="Free trial" render={(l) => formatTrial(l, "The product's")} />
       <FunctionField<CheckoutLink> label="Discount codes" render={(l) => (l.allow_discount_codes ? 'Allowed' : 'Not allowed')} />
       <TextField source="success_url" label="Success URL" emptyText="—" />
       <DateTimeField source="created_at" label="Created" />

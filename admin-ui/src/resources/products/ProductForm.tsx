@@ -25,6 +25,7 @@ import { Typography } from '@mui/material';
 import { currencies, recurringIntervals } from '../../common/choices.ts';
 import { MediaInput } from './MediaInput.tsx';
 import { priceFromForm, priceToForm, type PriceForm, type Product } from './price.ts';
+import { TrialInputs, trialToBody, trialToForm, type TrialForm } from './trial.tsx';
 
 const amountTypes = [
   { id: 'fixed', name: 'Fixed price' },
@@ -33,7 +34,7 @@ const amountTypes = [
   { id: 'metered_unit', name: 'Metered, per unit' },
 ];
 
-interface ProductFormValues {
+interface ProductFormValues extends TrialForm {
   name: string;
   description?: string | null;
   recurring_interval: 'none' | 'month' | 'year';
@@ -49,6 +50,8 @@ export const toProductBody = (data: ProductFormValues) => ({
   name: data.name.trim(),
   description: data.description?.trim() || null,
   recurring_interval: data.recurring_interval === 'none' ? null : data.recurring_interval,
+  // A one-time product has no trial.
+  ...trialToBody(data.recurring_interval === 'none' ? {} : data),
   prices: (data.prices ?? []).map(priceFromForm),
   medias: data.medias ?? [],
   attached_custom_fields: (data.attached_custom_fields ?? [])
@@ -62,6 +65,7 @@ export const toProductBody = (data: ProductFormValues) => ({
 export const productToForm = (p: Product) => ({
   ...p,
   recurring_interval: p.recurring_interval ?? 'none',
+  ...trialToForm(p),
   prices: p.prices.filter((price) => !price.is_archived).map(priceToForm),
   medias: p.medias.map((m) => m.id),
   attached_custom_fields: p.attached_custom_fields.map((f) => ({ custom_field_id: f.custom_field_id, required: f.required })),
@@ -122,6 +126,13 @@ const ProductFields = ({ edit = false }: { edit?: boolean }) => (
     <TextInput source="name" validate={[required(), minLength(3)]} fullWidth />
     <TextInput source="description" multiline minRows={3} fullWidth />
     <SelectInput source="recurring_interval" label="Billing" choices={recurringIntervals} validate={required()} />
+    <FormDataConsumer<ProductFormValues>>
+      {({ formData }) =>
+        formData.recurring_interval && formData.recurring_interval !== 'none' ? (
+          <TrialInputs helperText="New subscribers start free, with their card saved, and pay when it ends (once per customer)" />
+        ) : null
+      }
+    </FormDataConsumer>
     <ArrayInput source="prices" label="Prices" validate={required()}>
       <SimpleFormIterator inline disableReordering>
         <PriceInputs />

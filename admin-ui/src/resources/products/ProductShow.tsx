@@ -18,6 +18,7 @@ import {
   useRefresh,
   useUpdate,
 } from 'react-admin';
+import { formatTrial } from './trial.tsx';
 import { Box, Button, Chip, Stack, Typography } from '@mui/material';
 import ArchiveIcon from '@mui/icons-material/Archive';
 import UnarchiveIcon from '@mui/icons-material/Unarchive';
@@ -111,6 +112,7 @@ export const ProductShow = () => (
         <TextField source="name" />
         <TextField source="description" emptyText="—" />
         <FunctionField<Product> label="Billing" render={(r) => formatInterval(r.recurring_interval)} />
+        <FunctionField<Product> label="Free trial" render={(r) => formatTrial(r)} />
         <FunctionField<Product> label="Status" render={(r) => (r.is_archived ? 'Archived' : 'Active')} />
         <FunctionField<Product>
           label="Prices"

@@ -31,6 +31,8 @@ export interface Product {
   name: string;
   description: string | null;
   recurring_interval: 'month' | 'year' | null;
+  trial_interval: 'day' | 'week' | 'month' | 'year' | null;
+  trial_interval_count: number | null;
   is_recurring: boolean;
   is_archived: boolean;
   organization_id: string;
