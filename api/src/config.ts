@@ -284,6 +284,8 @@ export const configSchema = z
     METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
     /** Port of the worker's Prometheus listener (GET /metrics); unset: the worker exposes no metrics. */
     WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    /** SIGTERM/SIGINT: how long the API drains requests in flight and the worker lets running activities finish before exiting. */
+    SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
   })
   .superRefine((c, ctx) => {
     if (c.PAYMENT_PROCESSOR === 'stripe' && !c.STRIPE_SECRET_KEY) {

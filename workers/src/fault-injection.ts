@@ -16,6 +16,7 @@
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { PaymentProcessor } from '@emporia/api/src/modules/payments/index.ts';
 
 interface Fault {
   spec: string;
@@ -80,4 +81,29 @@ export async function withFaultPoints<T>(step: string, key: string, fn: () => Pr
   const result = await fn();
   faultPoint(`${step}:after-commit`, key);
   return result;
+}
+
+/** Whether this process carries any injected fault (tests only). */
+export function faultsInjected(): boolean {
+  return faults.length > 0;
+}
+
+/**
+ * The processor with a fault point right after each off-session charge and refund, before the caller
+ * records the outcome: `processor.chargeOffSession:after@<subscription id>`,
+ * `processor.refund:after@<refund id>` (a worker killed mid-renewal or mid-refund).
+ */
+export function withProcessorFaultPoints(processor: PaymentProcessor): PaymentProcessor {
+  const wrapped = Object.create(processor) as PaymentProcessor;
+  wrapped.chargeOffSession = async (input) => {
+    const result = await processor.chargeOffSession(input);
+    faultPoint('processor.chargeOffSession:after', input.metadata?.subscription_id);
+    return result;
+  };
+  wrapped.refund = async (input) => {
+    const result = await processor.refund(input);
+    faultPoint('processor.refund:after', input.idempotencyKey.replace(/^refund:/, ''));
+    return result;
+  };
+  return wrapped;
 }

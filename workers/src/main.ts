@@ -7,6 +7,7 @@ import { createWorker } from './worker.ts';
 import { installTemporalMetrics, startWorkerMetricsServer } from './metrics.ts';
 import { startOutboxListener } from './outbox-listener.ts';
 import { startCheckoutExpirySweeper } from './checkout-expiry-sweeper.ts';
+import { faultsInjected, withProcessorFaultPoints } from './fault-injection.ts';
 
 let cfg;
 try {
@@ -30,14 +31,25 @@ const bundle = process.env.EMPORIA_WORKFLOW_BUNDLE;
 const metrics = cfg.WORKER_METRICS_PORT
   ? await startWorkerMetricsServer(deps, { port: cfg.WORKER_METRICS_PORT, sdkMetricsUrl: await installTemporalMetrics() })
   : null;
-const worker = await createWorker(deps, bundle ? { workflowBundle: { codePath: bundle } } : {});
+// Test-only: the crash tests' fault points around the processor's charges and refunds (fault-injection.ts).
+if (faultsInjected()) deps.processor = withProcessorFaultPoints(deps.processor);
+const worker = await createWorker(deps, {
+  ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  shutdownGraceMs: cfg.SHUTDOWN_GRACE_SECONDS * 1000,
+});
 const sweepSeconds = process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS ? Number(process.env.EMPORIA_WORKFLOW_SWEEP_SECONDS) : undefined;
 // EMPORIA_DISPATCHER_IDLE_SECONDS: how often the webhook dispatcher looks for work without a wake-up (tests shorten it).
 const idleSeconds = process.env.EMPORIA_DISPATCHER_IDLE_SECONDS ? Number(process.env.EMPORIA_DISPATCHER_IDLE_SECONDS) : undefined;
 const listener = await startOutboxListener(deps, cfg.TEMPORAL_TASK_QUEUE, { sweepSeconds, idleSeconds });
 await startCheckoutExpirySweeper(deps, cfg.TEMPORAL_TASK_QUEUE);
 deps.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE, address: cfg.TEMPORAL_ADDRESS }, 'worker started');
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+// SIGTERM/SIGINT: stop polling, let running activities finish (up to SHUTDOWN_GRACE_SECONDS), then close.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    deps.log.info({ signal }, 'worker shutting down: finishing running activities');
+    worker.shutdown();
+  });
+}
 await worker.run();
 await listener.stop();
 await metrics?.close();

@@ -17,7 +17,12 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 
 export async function createWorker(
   deps: Deps,
-  opts: { taskQueue?: string; workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string } } = {},
+  opts: {
+    taskQueue?: string;
+    workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
+    /** After shutdown() is called, how long running activities may take to finish before they are cancelled. */
+    shutdownGraceMs?: number;
+  } = {},
 ): Promise<Worker> {
   const connection = await NativeConnection.connect({ address: deps.cfg.TEMPORAL_ADDRESS });
   return Worker.create({
@@ -25,6 +30,7 @@ export async function createWorker(
     namespace: deps.cfg.TEMPORAL_NAMESPACE,
     taskQueue: opts.taskQueue ?? deps.cfg.TEMPORAL_TASK_QUEUE,
     activities: createActivities(deps),
+    ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
     // Activity counts and outcomes for GET /metrics (metrics.ts).
     interceptors: { activity: [activityMetricsInterceptor], ...(opts.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
