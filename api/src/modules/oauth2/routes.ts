@@ -4,13 +4,13 @@
  * userinfo; the grants a user approved; and OpenID Connect discovery and JWKS at the API's origin.
  */
 import { z } from 'zod/v4';
-import type { Response } from 'express';
-import { fieldError, ResourceNotFound, NotPermitted } from '../../kit/errors.ts';
+import type { Request, Response } from 'express';
+import { fieldError, NotPermitted } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import { registerBearerResolver, type Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
 import type { EntityManager } from '../../kit/db.ts';
+import { deleteRoute, listOf, transact } from '../../kit/route-helpers.ts';
 import { User } from '../../auth/entities.ts';
 import { OAuth2Client, OAuth2Grant } from './entities.ts';
 import {
@@ -25,7 +25,6 @@ import {
   serializeClient,
   serializeClientPublic,
   serializeGrant,
-  type ClientConfiguration,
 } from './schemas.ts';
 import {
   ACCESS_TOKEN_PREFIX,
@@ -37,24 +36,20 @@ import {
   issueCode,
   issuerOf,
   jwks,
-  newClientCredentials,
   OAuthError,
   organizationsOf,
-  redirectUriProblem,
   refresh,
   resolveAccessToken,
   revoke,
-  revokeGrant,
   userInfo,
   validateAuthorizeRequest,
 } from './service.ts';
+import { deleteClient, ownClient, registerClient, revokeUserGrant, updateClient } from './clients.ts';
 
 registerBearerResolver(ACCESS_TOKEN_PREFIX, resolveAccessToken);
 
 const userOnly = { kinds: ['user'] as Principal['kind'][] };
 const tags = ['oauth2'];
-const listOf = (item: z.ZodType) =>
-  z.object({ items: z.array(item), pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }) });
 const clientIdParams = z.object({ client_id: z.string().max(128) });
 const userIdOf = (p: Principal) => (p.kind === 'user' ? p.userId : '');
 
@@ -72,31 +67,20 @@ async function oauthEndpoint(res: Response, work: () => Promise<unknown>): Promi
   }
 }
 
-function checkRedirectUris(body: ClientConfiguration) {
-  body.redirect_uris.forEach((uri, i) => {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw fieldError(['body', 'redirect_uris', i], problem, 'value_error', uri);
+/**
+ * A form-encoded endpoint of an authenticated client (token, introspection, revocation). No enclosing
+ * transaction: a reused code or refresh token revokes its grant, and that must stay committed while
+ * the request answers invalid_grant; each service step commits on its own.
+ */
+function clientEndpoint(
+  { req, res, em }: { req: Request; res: Response; em: EntityManager },
+  work: (client: OAuth2Client, form: Record<string, string>) => Promise<unknown>,
+): Promise<unknown> {
+  return oauthEndpoint(res, async () => {
+    const form = await formParams(req);
+    return work(await authenticateClient(em, req, form), form);
   });
 }
-
-function applyConfiguration(c: OAuth2Client, body: ClientConfiguration) {
-  c.redirectUris = body.redirect_uris;
-  c.grantTypes = body.grant_types;
-  c.responseTypes = body.response_types;
-  c.scope = body.scope;
-  c.clientName = body.client_name;
-  c.clientUri = body.client_uri ?? null;
-  c.logoUri = body.logo_uri ?? null;
-  c.tosUri = body.tos_uri ?? null;
-  c.policyUri = body.policy_uri ?? null;
-}
-
-async function ownClient(em: EntityManager, principal: Principal, clientId: string): Promise<OAuth2Client> {
-  const c = await em.findOne(OAuth2Client, { clientId, deletedAt: null, user: userIdOf(principal) });
-  if (!c) throw ResourceNotFound('OAuth2 client not found');
-  return c;
-}
-
 
 export const routes = [
   // ------------------------------------------------------------------ registration
@@ -109,26 +93,7 @@ export const routes = [
     body: clientConfigurationSchema,
     // 200 as Polar answers it (its SDK accepts nothing else), not RFC 7591's 201.
     response: clientSchema,
-    async handler({ body, principal, em }) {
-      checkRedirectUris(body);
-      const { clientId, secret } = newClientCredentials(body.token_endpoint_auth_method);
-      const c = em.create(OAuth2Client, {
-        user: em.getReference(User, userIdOf(principal)),
-        clientId,
-        clientSecretHash: secret ? sha256Hex(secret) : null,
-        clientIdIssuedAt: Math.floor(Date.now() / 1000),
-        clientSecretExpiresAt: 0,
-        tokenEndpointAuthMethod: body.token_endpoint_auth_method,
-        redirectUris: [],
-        grantTypes: [],
-        responseTypes: [],
-        scope: '',
-        clientName: '',
-      });
-      applyConfiguration(c, body);
-      await em.flush();
-      return serializeClient(c, secret ?? '');
-    },
+    handler: ({ body, principal, em }) => transact(em, (tx) => registerClient(tx, userIdOf(principal), body)),
   }),
   route({
     method: 'get',
@@ -155,9 +120,7 @@ export const routes = [
     auth: userOnly,
     params: clientIdParams,
     response: clientSchema,
-    async handler({ params, principal, em }) {
-      return serializeClient(await ownClient(em, principal, params.client_id));
-    },
+    handler: async ({ params, principal, em }) => serializeClient(await ownClient(em, userIdOf(principal), params.client_id)),
   }),
   route({
     method: 'put',
@@ -168,17 +131,7 @@ export const routes = [
     params: clientIdParams,
     body: clientUpdateSchema,
     response: clientSchema,
-    async handler({ params, body, principal, em }) {
-      const c = await ownClient(em, principal, params.client_id);
-      if (body.client_id !== c.clientId) throw fieldError(['body', 'client_id'], 'Does not match the client being updated', 'value_error', body.client_id);
-      if (body.token_endpoint_auth_method !== c.tokenEndpointAuthMethod) {
-        throw fieldError(['body', 'token_endpoint_auth_method'], 'The authentication method of a client cannot change', 'value_error');
-      }
-      checkRedirectUris(body);
-      applyConfiguration(c, body);
-      await em.flush();
-      return serializeClient(c);
-    },
+    handler: ({ params, body, principal, em }) => transact(em, (tx) => updateClient(tx, userIdOf(principal), params.client_id, body)),
   }),
   route({
     method: 'delete',
@@ -188,14 +141,7 @@ export const routes = [
     auth: userOnly,
     params: clientIdParams,
     response: clientSchema,
-    async handler({ params, principal, em }) {
-      const c = await ownClient(em, principal, params.client_id);
-      c.deletedAt = new Date();
-      await em.flush();
-      const grants = await em.find(OAuth2Grant, { client: c.id, revokedAt: null }, { fields: ['id'] });
-      for (const g of grants) await revokeGrant(em, g.id);
-      return serializeClient(c);
-    },
+    handler: ({ params, principal, em }) => transact(em, (tx) => deleteClient(tx, userIdOf(principal), params.client_id)),
   }),
 
   // ------------------------------------------------------------------ authorization
@@ -263,15 +209,12 @@ export const routes = [
     tags,
     auth: 'public',
     errors: [400, 401],
-    async handler({ req, res, em, deps }) {
-      return oauthEndpoint(res, async () => {
-        const form = await formParams(req);
-        const client = await authenticateClient(em, req, form);
-        if (form.grant_type === 'authorization_code') return exchangeCode(em, deps.cfg, client, form);
-        if (form.grant_type === 'refresh_token') return refresh(em, deps.cfg, client, form);
+    handler: ({ deps, ...ctx }) =>
+      clientEndpoint(ctx, (client, form) => {
+        if (form.grant_type === 'authorization_code') return exchangeCode(ctx.em, deps.cfg, client, form);
+        if (form.grant_type === 'refresh_token') return refresh(ctx.em, deps.cfg, client, form);
         throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
-      });
-    },
+      }),
   }),
   route({
     method: 'post',
@@ -280,13 +223,7 @@ export const routes = [
     tags,
     auth: 'public',
     errors: [400, 401],
-    async handler({ req, res, em, deps }) {
-      return oauthEndpoint(res, async () => {
-        const form = await formParams(req);
-        const client = await authenticateClient(em, req, form);
-        return introspect(em, deps.cfg, client, form);
-      });
-    },
+    handler: ({ deps, ...ctx }) => clientEndpoint(ctx, (client, form) => introspect(ctx.em, deps.cfg, client, form)),
   }),
   route({
     method: 'post',
@@ -295,15 +232,12 @@ export const routes = [
     tags,
     auth: 'public',
     errors: [400, 401],
-    async handler({ req, res, em }) {
-      return oauthEndpoint(res, async () => {
-        const form = await formParams(req);
-        const client = await authenticateClient(em, req, form);
+    handler: (ctx) =>
+      clientEndpoint(ctx, async (client, form) => {
         if (!form.token) throw new OAuthError(400, 'invalid_request', 'token is required');
-        await revoke(em, client, form);
+        await revoke(ctx.em, client, form);
         return {};
-      });
-    },
+      }),
   }),
   route({
     method: 'get',
@@ -336,19 +270,12 @@ export const routes = [
       return paginated(items.map(serializeGrant), total, query);
     },
   }),
-  route({
-    method: 'delete',
+  deleteRoute({
     path: '/v1/oauth2/grants/:id',
     summary: "Revoke an application's access (every token of that authorization)",
     tags,
     auth: userOnly,
-    params: z.object({ id: z.uuid() }),
-    status: 204,
-    async handler({ params, principal, em }) {
-      const g = await em.findOne(OAuth2Grant, { id: params.id, user: userIdOf(principal), revokedAt: null });
-      if (!g) throw ResourceNotFound('Grant not found');
-      await revokeGrant(em, g.id);
-    },
+    remove: (tx, { params, principal }) => revokeUserGrant(tx, userIdOf(principal), params.id),
   }),
 
   // ------------------------------------------------------------------ discovery
