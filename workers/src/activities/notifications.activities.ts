@@ -1,4 +1,5 @@
 /** Activities that read what to announce and mail it, recording each mail exactly once per key. */
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NotificationActivities, NotificationInput } from '@emporia/workflows/contracts';
 import type { Mailer } from '@emporia/api/src/kit/mail.ts';
@@ -40,7 +41,11 @@ export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; m
       const existing = await em.findOne(Notification, { dedupeKey: input.dedupeKey });
       if (existing) return { messageId: existing.messageId ?? null, skipped: true };
       const { messageId } = await mailer.send({ to: input.recipient, subject: input.subject, text: input.text });
-      em.create(Notification, {
+      // One INSERT, no transaction around it (a retry after a crash here mails again, as before).
+      await em.insert(Notification, {
+        id: randomUUID(),
+        createdAt: new Date(),
+        modifiedAt: null,
         organizationId: input.organizationId,
         kind: input.kind,
         dedupeKey: input.dedupeKey,
@@ -49,7 +54,6 @@ export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; m
         messageId,
         sentAt: new Date(),
       });
-      await em.flush();
       return { messageId, skipped: false };
     },
   };
