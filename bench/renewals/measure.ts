@@ -186,10 +186,11 @@ export function printPerRenewal(
   }
 }
 
+export const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
 /** The machine line both benches print first. */
 export function machine(): string {
-  const [l1, l5, l15] = os.loadavg().map((x) => x.toFixed(2));
-  return `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${l1} ${l5} ${l15}`;
+  return `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadAverage()}`;
 }
 
 /**

@@ -36,7 +36,7 @@ import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createWorker } from '../../workers/src/worker.ts';
-import { countStatements, cpuSince, cpuSnapshot, historyFigures, machine, printPerRenewal } from './measure.ts';
+import { countStatements, cpuSince, cpuSnapshot, historyFigures, loadAverage, machine, printPerRenewal } from './measure.ts';
 
 const N = arg('count', 10_000);
 const START_CONCURRENCY = arg('start-concurrency', 64);
@@ -158,6 +158,7 @@ async function main() {
   console.log(`renewal phase:  ${secs(renewMs)} from the common period end (±1 s polling)`);
   console.log(`throughput:     ${(paid / (renewMs / 1000)).toFixed(1)} renewals/s`);
   console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
+  console.log(`target:         ${N} renewals in under 300 s: ${renewMs < 300_000 && paid === N ? 'met' : 'missed'} (renewal phase ${secs(renewMs)}); load average now ${loadAverage()}`);
   printPerRenewal(paid, cpu, statements, await historyFigures(deps.temporal, sampled), { showStatements: SHOW_STATEMENTS });
 
   // ---- clean up -------------------------------------------------------------------------------------
