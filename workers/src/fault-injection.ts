@@ -91,7 +91,8 @@ export function faultsInjected(): boolean {
 /**
  * The processor with a fault point right after each off-session charge and refund, before the caller
  * records the outcome: `processor.chargeOffSession:after@<subscription id>`,
- * `processor.refund:after@<refund id>` (a worker killed mid-renewal or mid-refund).
+ * `processor.refund:after@<refund id>` (a worker killed mid-renewal or mid-refund); and a
+ * `processor.refund:before` delay point (a slow refund still running when the worker is stopped).
  */
 export function withProcessorFaultPoints(processor: PaymentProcessor): PaymentProcessor {
   const wrapped = Object.create(processor) as PaymentProcessor;
@@ -101,8 +102,10 @@ export function withProcessorFaultPoints(processor: PaymentProcessor): PaymentPr
     return result;
   };
   wrapped.refund = async (input) => {
+    const refundId = input.idempotencyKey.replace(/^refund:/, '');
+    await faultDelay('processor.refund:before', refundId);
     const result = await processor.refund(input);
-    faultPoint('processor.refund:after', input.idempotencyKey.replace(/^refund:/, ''));
+    faultPoint('processor.refund:after', refundId);
     return result;
   };
   return wrapped;
