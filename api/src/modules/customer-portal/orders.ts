@@ -5,25 +5,20 @@
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
+import { customerAuth, listOf } from '../../kit/route-helpers.ts';
 import { Order } from '../orders/entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from '../orders/invoice.ts';
-import {
-  ORDER_POPULATE,
-  orderInvoiceSchema,
-  orderOrderBy,
-  orderSchema,
-  orderProductFilter,
-  serializeOrder,
-} from '../orders/schemas.ts';
+import { listOrders } from '../orders/list.ts';
+import { ORDER_POPULATE, orderInvoiceSchema, orderSchema, serializeOrder } from '../orders/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { productSchema } from '../products/schemas.ts';
 import { checkoutScope, withinScope } from './scope.ts';
 
-const read = { kinds: ['customer'] as Principal['kind'][], scopes: ['customer_portal:read'] };
+const read = customerAuth('customer_portal:read');
 const asCustomer = (p: Principal) => p as CustomerPrincipal;
 
 /**
@@ -54,10 +49,7 @@ async function customerOrder(em: EntityManager, principal: CustomerPrincipal, id
   return o;
 }
 
-const listSchema = z.object({
-  items: z.array(customerOrderSchema),
-  pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
-});
+const listSchema = listOf(customerOrderSchema);
 
 export const routes: RouteSpec[] = [
   route({
@@ -78,17 +70,10 @@ export const routes: RouteSpec[] = [
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
-      const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
-      if (query.organization_id) where.organization = { $in: query.organization_id };
-      if (query.subscription_id) where.subscription = { $in: query.subscription_id };
-      const product = orderProductFilter(query);
-      if (product) where.product = product;
+      const own: Record<string, unknown> = { customer: asCustomer(principal).customerId };
+      if (query.organization_id) own.organization = { $in: query.organization_id };
       const scope = await checkoutScope(em, asCustomer(principal));
-      const [items, total] = await em.findAndCount(Order, withinScope(where, scope?.orderIds), {
-        orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      if (items.length) await em.populate(items, CUSTOMER_ORDER_POPULATE);
+      const [items, total] = await listOrders(em, withinScope(own, scope?.orderIds), query, CUSTOMER_ORDER_POPULATE);
       return paginated(items.map(serializeCustomerOrder), total, query);
     },
   }),

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
@@ -12,7 +12,8 @@ import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
-import { ORDER_POPULATE, orderInvoiceSchema, orderOrderBy, orderSchema, orderProductFilter, serializeOrder } from './schemas.ts';
+import { listOrders } from './list.ts';
+import { ORDER_POPULATE, orderInvoiceSchema, orderSchema, serializeOrder } from './schemas.ts';
 
 const READ: AuthRequirement = sellerAuth('orders:read');
 
@@ -39,17 +40,7 @@ export const routes: RouteSpec[] = [
     response: listSchema,
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const where: Record<string, unknown> = { organization: { $in: orgIds } };
-      if (query.discount_id) where.discount = { $in: query.discount_id };
-      if (query.customer_id) where.customer = { $in: query.customer_id };
-      if (query.checkout_id) where.checkout = { $in: query.checkout_id };
-      const product = orderProductFilter(query);
-      if (product) where.product = product;
-      const [items, total] = await em.findAndCount(Order, where, {
-        orderBy: [...orderOrderBy(query.sorting), { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      if (items.length) await em.populate(items, ORDER_POPULATE);
+      const [items, total] = await listOrders(em, { organization: { $in: orgIds } }, query, ORDER_POPULATE);
       return paginated(items.map(serializeOrder), total, query);
     },
   }),

@@ -7,14 +7,15 @@
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
 import { NotPermitted, ResourceNotFound, fieldError } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { customerAuth, listOf } from '../../kit/route-helpers.ts';
 import { checkoutScope, requireFullSession, withinScope } from '../customer-portal/scope.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
-import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
+import { CANCELLATION_REASONS, Subscription } from './entities.ts';
+import { activeQuery, listSubscriptions } from './list.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
 import { subscriptionSettings } from './service.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
@@ -23,7 +24,6 @@ const read = customerAuth('customer_portal:read');
 const write = customerAuth('customer_portal:write');
 const asCustomer = (p: Principal) => p as CustomerPrincipal;
 
-const boolQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** `CustomerSubscription`: the subscription with its product (and the product's organization) and price. */
 export const customerSubscriptionSchema = subscriptionSchema.extend({
@@ -77,34 +77,16 @@ export const portalSubscriptionRoutes: RouteSpec[] = [
       ...paginationQuery,
       organization_id: queryList(z.uuid()).optional(),
       product_id: queryList(z.uuid()).optional(),
-      active: boolQuery.nullish(),
+      active: activeQuery,
       query: z.string().trim().max(256).nullish(),
       sorting: sortingQuery(['started_at', 'amount', 'status', 'organization', 'product'], ['-started_at']),
     }),
     response: listOf(customerSubscriptionSchema),
     async handler({ query, principal, em }) {
-      const where: Record<string, unknown> = { customer: asCustomer(principal).customerId };
-      if (query.organization_id) where.organization = { $in: query.organization_id };
-      const product: Record<string, unknown> = {};
-      if (query.product_id) product.id = { $in: query.product_id };
-      if (query.query) product.name = { $ilike: `%${query.query.replace(/[%_\\]/g, '\\$&')}%` };
-      if (Object.keys(product).length) where.product = product;
-      if (query.active != null) where.status = query.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
+      const own: Record<string, unknown> = { customer: asCustomer(principal).customerId };
+      if (query.organization_id) own.organization = { $in: query.organization_id };
       const scope = await checkoutScope(em, asCustomer(principal));
-      const [items, total] = await em.findAndCount(Subscription, withinScope(where, scope?.subscriptionIds), {
-        orderBy: [
-          ...toOrderBy(query.sorting, {
-            started_at: 'startedAt',
-            amount: 'amount',
-            status: 'status',
-            organization: 'organization.name',
-            product: 'product.name',
-          }),
-          { id: 'asc' },
-        ],
-        ...pageOffset(query),
-      });
-      if (items.length) await em.populate(items, POPULATE);
+      const [items, total] = await listSubscriptions(em, withinScope(own, scope?.subscriptionIds), query, POPULATE);
       return paginated(items.map(serializeCustomerSubscription), total, query);
     },
   }),

@@ -7,13 +7,14 @@
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
-import { ACTIVE_SUBSCRIPTION_STATUSES, CANCELLATION_REASONS, Subscription } from './entities.ts';
+import { CANCELLATION_REASONS, Subscription } from './entities.ts';
+import { activeQuery, listSubscriptions } from './list.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 import { subscriptionsCsv } from './export.ts';
@@ -44,7 +45,6 @@ async function reread(em: EntityManager, id: string) {
 
 const listSchema = listOf(subscriptionSchema);
 
-const boolQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const routes: RouteSpec[] = [
   route({
@@ -59,32 +59,13 @@ export const routes: RouteSpec[] = [
       product_id: queryList(z.uuid()).optional(),
       customer_id: queryList(z.uuid()).optional(),
       discount_id: queryList(z.uuid()).optional(),
-      active: boolQuery.nullish(),
+      active: activeQuery,
       sorting: sortingQuery(['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'], ['-started_at']),
     }),
     response: listSchema,
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const where: Record<string, unknown> = { organization: { $in: orgIds } };
-      if (query.product_id) where.product = { $in: query.product_id };
-      if (query.customer_id) where.customer = { $in: query.customer_id };
-      if (query.discount_id) where.discount = { $in: query.discount_id };
-      if (query.active != null) where.status = query.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
-      const [items, total] = await em.findAndCount(Subscription, where, {
-        orderBy: [
-          // Relations sort by what a person reads (as the order lists do): email, product and discount names.
-          ...toOrderBy(query.sorting, {
-            customer: 'customer.email',
-            started_at: 'startedAt',
-            current_period_end: 'currentPeriodEnd',
-            product: 'product.name',
-            discount: 'discount.name',
-          }),
-          { id: 'asc' },
-        ],
-        ...pageOffset(query),
-      });
-      if (items.length) await em.populate(items, SUBSCRIPTION_POPULATE);
+      const [items, total] = await listSubscriptions(em, { organization: { $in: orgIds } }, query, SUBSCRIPTION_POPULATE);
       return paginated(items.map(serializeSubscription), total, query);
     },
   }),
