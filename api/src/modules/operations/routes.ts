@@ -48,6 +48,7 @@ export const routes: RouteSpec[] = [
     auth: sellerAuth('organizations:read'),
     query: z.object({ organization_id: z.uuid().optional() }),
     response: temporalLinksSchema,
+    errors: [404],
     async handler({ deps, em, principal, query }) {
       const organizationId = await linkOrganization(em, principal, query.organization_id);
       const ui = deps.cfg.TEMPORAL_UI_URL.replace(/\/+$/, '');
