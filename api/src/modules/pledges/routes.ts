@@ -7,15 +7,14 @@ import { z } from 'zod/v4';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { getByIdRoute, idParams, listOf, sellerAuth, transact } from '../../kit/route-helpers.ts';
 import { scopedOrganizationIds, visibleOrganizationIds } from '../organizations/scope.ts';
 import { PLEDGE_STATES, PLEDGE_TYPES, Pledge } from './entities.ts';
 import { pledgeCreateSchema, pledgeSchema, pledgeStateUpdateSchema, serializePledge } from './schemas.ts';
-import { PLEDGE_POPULATE, createPledge, getVisiblePledge, issuePledgesSum, transitionPledge } from './service.ts';
+import { PLEDGE_POPULATE, getVisiblePledge, issuePledgesSum, movePledge, recordPledge } from './service.ts';
 
 const READ = sellerAuth('issues:read');
 const WRITE = sellerAuth('issues:write');
-const idParams = z.object({ id: z.uuid() });
 
 export const routes: RouteSpec[] = [
   route({
@@ -27,14 +26,7 @@ export const routes: RouteSpec[] = [
     body: pledgeCreateSchema,
     status: 201,
     response: pledgeSchema,
-    async handler({ body, principal, em }) {
-      const orgIds = await visibleOrganizationIds(em, principal);
-      return em.transactional(async (tx) => {
-        const p = await createPledge(tx, orgIds, body);
-        await tx.flush();
-        return serializePledge(p, await issuePledgesSum(tx, p));
-      });
-    },
+    handler: ({ body, principal, em }) => transact(em, (tx) => recordPledge(tx, principal, body)),
   }),
   route({
     method: 'get',
@@ -69,15 +61,13 @@ export const routes: RouteSpec[] = [
       return paginated(out, total, query);
     },
   }),
-  route({
-    method: 'get',
+  getByIdRoute({
     path: '/v1/pledges/:id',
     summary: 'Get a pledge',
     tags: ['pledges'],
     auth: READ,
-    params: idParams,
     response: pledgeSchema,
-    async handler({ params, principal, em }) {
+    async read({ params, principal, em }) {
       const p = await getVisiblePledge(em, await visibleOrganizationIds(em, principal), params.id);
       return serializePledge(p, await issuePledgesSum(em, p));
     },
@@ -91,14 +81,6 @@ export const routes: RouteSpec[] = [
     params: idParams,
     body: pledgeStateUpdateSchema,
     response: pledgeSchema,
-    async handler({ params, body, principal, em }) {
-      const orgIds = await visibleOrganizationIds(em, principal);
-      return em.transactional(async (tx) => {
-        const p = await getVisiblePledge(tx, orgIds, params.id);
-        await transitionPledge(tx, p, body.state);
-        await tx.flush();
-        return serializePledge(p, await issuePledgesSum(tx, p));
-      });
-    },
+    handler: ({ params, body, principal, em }) => transact(em, (tx) => movePledge(tx, principal, params.id, body.state)),
   }),
 ];

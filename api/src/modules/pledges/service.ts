@@ -15,7 +15,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
+import type { Principal } from '../../kit/principals.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Repository } from '../repositories/entities.ts';
 import { Pledge, type PledgeState } from './entities.ts';
 import { serializePledge, type PledgeCreate } from './schemas.ts';
@@ -95,4 +97,19 @@ export async function transitionPledge(em: EntityManager, p: Pledge, to: PledgeS
   if (to === 'pending') p.scheduledPayoutAt = new Date(now.getTime() + PAYOUT_DELAY_MS);
   if (to === 'refunded' || to === 'cancelled') p.scheduledPayoutAt = null;
   await emitPledge(em, p, 'pledge.updated');
+}
+
+/** POST /v1/pledges/: records the pledge and answers it with its issue's pledged sum. */
+export async function recordPledge(tx: EntityManager, principal: Principal, input: PledgeCreate) {
+  const p = await createPledge(tx, await visibleOrganizationIds(tx, principal), input);
+  await tx.flush();
+  return serializePledge(p, await issuePledgesSum(tx, p));
+}
+
+/** POST /v1/pledges/:id/state: moves a visible pledge to `state` and answers it. */
+export async function movePledge(tx: EntityManager, principal: Principal, id: string, state: PledgeState) {
+  const p = await getVisiblePledge(tx, await visibleOrganizationIds(tx, principal), id);
+  await transitionPledge(tx, p, state);
+  await tx.flush();
+  return serializePledge(p, await issuePledgesSum(tx, p));
 }

@@ -3,17 +3,15 @@
  * its net amount at the rate of its billing address's country, none when no rate matches.
  */
 import { z } from 'zod/v4';
-import type { EntityManager } from '../../kit/db.ts';
-import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
-import type { AuthRequirement, Principal } from '../../kit/principals.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
-import { Organization } from '../organizations/entities.ts';
-import { resolveWriteOrganization, visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
+import { createRoute, deleteRoute, listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { countrySchema } from '../customers/schemas.ts';
 import { TaxRate } from './entities.ts';
+import { deleteTaxRate, setTaxRate } from './service.ts';
 
 const READ: AuthRequirement = sellerAuth('organizations:read');
 const WRITE: AuthRequirement = sellerAuth('organizations:write');
@@ -44,37 +42,15 @@ export function serializeTaxRate(t: TaxRate): z.infer<typeof taxRateSchema> {
   };
 }
 
-async function getVisibleTaxRate(em: EntityManager, principal: Principal, id: string): Promise<TaxRate> {
-  const orgIds = await visibleOrganizationIds(em, principal);
-  const t = await em.findOne(TaxRate, { id, organization: { $in: orgIds } });
-  if (!t) throw ResourceNotFound('Tax rate not found');
-  return t;
-}
-
 export const routes: RouteSpec[] = [
-  route({
-    method: 'post',
+  createRoute({
     path: '/v1/tax-rates/',
     summary: "Set the organization's tax rate for a country",
     tags: ['tax-rates'],
     auth: WRITE,
     body: taxRateCreateSchema,
-    status: 201,
     response: taxRateSchema,
-    async handler({ body, principal, em }) {
-      const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      const existing = await em.findOne(TaxRate, { organization: organizationId, country: body.country });
-      if (existing) {
-        throw fieldError(['body', 'country'], 'A tax rate for this country already exists.', 'value_error', body.country);
-      }
-      const t = em.create(TaxRate, {
-        organization: em.getReference(Organization, organizationId),
-        country: body.country,
-        basisPoints: body.basis_points,
-      });
-      await em.flush();
-      return serializeTaxRate(t);
-    },
+    create: async (tx, { body, principal }) => serializeTaxRate(await setTaxRate(tx, principal, body)),
   }),
   route({
     method: 'get',
@@ -100,17 +76,11 @@ export const routes: RouteSpec[] = [
       return paginated(items.map(serializeTaxRate), total, query);
     },
   }),
-  route({
-    method: 'delete',
+  deleteRoute({
     path: '/v1/tax-rates/:id',
     summary: 'Delete a tax rate',
     tags: ['tax-rates'],
     auth: WRITE,
-    params: z.object({ id: z.uuid() }),
-    status: 204,
-    async handler({ params, principal, em }) {
-      em.remove(await getVisibleTaxRate(em, principal, params.id));
-      await em.flush();
-    },
+    remove: (tx, { params, principal }) => deleteTaxRate(tx, principal, params.id),
   }),
 ];
