@@ -1,14 +1,13 @@
 /** /v1/license-keys (seller): list, read, update, and read one activation. */
 import { z } from 'zod/v4';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
-import type { Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
-import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
+import { idParams, listOf, sellerAuth, updateRoute } from '../../kit/route-helpers.ts';
+import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { LicenseKey, LicenseKeyActivation } from './entities.ts';
+import { findVisibleLicenseKey, updateLicenseKey } from './service.ts';
 import {
   licenseKeyActivationReadSchema,
   licenseKeySchema,
@@ -21,15 +20,6 @@ import {
 
 const read = sellerAuth('license_keys:read');
 const write = sellerAuth('license_keys:write');
-const idParams = z.object({ id: z.uuid() });
-
-async function findVisibleLicenseKey(em: EntityManager, principal: Principal, id: string): Promise<LicenseKey> {
-  const orgIds = await visibleOrganizationIds(em, principal);
-  const key = await em.findOne(LicenseKey, { id, organization: { $in: orgIds } }, { populate: ['customer'] });
-  if (!key) throw ResourceNotFound('License key not found');
-  return key;
-}
-
 export const routes = [
   route({
     method: 'get',
@@ -69,28 +59,14 @@ export const routes = [
       return serializeLicenseKeyWithActivations(key);
     },
   }),
-  route({
-    method: 'patch',
+  updateRoute({
     path: '/v1/license-keys/:id',
     summary: 'Update a license key (status, usage, limits, expiry)',
     tags: ['license-keys'],
     auth: write,
-    params: idParams,
     body: licenseKeyUpdateSchema,
     response: licenseKeySchema,
-    async handler({ params, body, principal, em }) {
-      const { result } = await inTransaction(em, async (tx) => {
-        const key = await findVisibleLicenseKey(tx, principal, params.id);
-        if (body.status != null) key.status = body.status;
-        if (body.usage !== undefined) key.usage = body.usage;
-        if (body.limit_activations !== undefined) key.limitActivations = body.limit_activations;
-        if (body.limit_usage !== undefined) key.limitUsage = body.limit_usage;
-        if (body.expires_at !== undefined) key.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
-        await tx.flush();
-        return serializeLicenseKey(key);
-      });
-      return result;
-    },
+    update: (tx, { params, body, principal }) => updateLicenseKey(tx, principal, params.id, body),
   }),
   route({
     method: 'get',

@@ -8,7 +8,10 @@ import type { EntityManager } from '../../kit/db.ts';
 import { BadRequest, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
 import type { Benefit } from '../benefits/entities.ts';
 import type { Customer } from '../customers/entities.ts';
+import type { Principal } from '../../kit/principals.ts';
+import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { LicenseKey, LicenseKeyActivation } from './entities.ts';
+import { serializeLicenseKey, type LicenseKeyUpdate } from './schemas.ts';
 
 export type Timeframe = 'year' | 'month' | 'day';
 
@@ -196,4 +199,24 @@ export async function deactivateLicenseKey(em: EntityManager, input: LicenseKeyD
   const activation = await liveActivation(em, key, input.activation_id);
   activation.deletedAt = now;
   return { key, activation };
+}
+
+/** A license key of an organization the principal can see, with its customer; 404 otherwise. */
+export async function findVisibleLicenseKey(em: EntityManager, principal: Principal, id: string): Promise<LicenseKey> {
+  const orgIds = await visibleOrganizationIds(em, principal);
+  const key = await em.findOne(LicenseKey, { id, organization: { $in: orgIds } }, { populate: ['customer'] });
+  if (!key) throw ResourceNotFound('License key not found');
+  return key;
+}
+
+/** The seller's PATCH: status, usage, limits, expiry. */
+export async function updateLicenseKey(tx: EntityManager, principal: Principal, id: string, body: LicenseKeyUpdate) {
+  const key = await findVisibleLicenseKey(tx, principal, id);
+  if (body.status != null) key.status = body.status;
+  if (body.usage !== undefined) key.usage = body.usage;
+  if (body.limit_activations !== undefined) key.limitActivations = body.limit_activations;
+  if (body.limit_usage !== undefined) key.limitUsage = body.limit_usage;
+  if (body.expires_at !== undefined) key.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
+  await tx.flush();
+  return serializeLicenseKey(key);
 }

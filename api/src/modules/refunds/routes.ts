@@ -4,19 +4,15 @@
  * (recorded in the same transaction, started after commit) refunds at the processor and settles the order.
  */
 import { z } from 'zod/v4';
-import { refundWorkflowId } from '@emporia/workflows/ids';
-import { inTransaction } from '../../kit/db.ts';
-import { startWorkflow } from '../../kit/workflow-starts.ts';
-import { refundRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
-import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
+import { createRoute, listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { Refund } from './entities.ts';
 import { refundCreateSchema, refundSchema, serializeRefund } from './schemas.ts';
-import { createRefund } from './service.ts';
+import { requestRefund } from './service.ts';
 
 const READ: AuthRequirement = sellerAuth('refunds:read');
 const WRITE: AuthRequirement = sellerAuth('refunds:write');
@@ -25,42 +21,14 @@ const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 const listSchema = listOf(refundSchema);
 
 export const routes: RouteSpec[] = [
-  route({
-    method: 'post',
+  createRoute({
     path: '/v1/refunds/',
     summary: 'Refund part or all of an order',
     tags: ['refunds'],
     auth: WRITE,
     body: refundCreateSchema,
-    status: 201,
     response: refundSchema,
-    async handler({ body, principal, em, deps }) {
-      const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
-        const refund = await createRefund(tx, principal, body);
-        // Recorded with the refund: if this process dies after commit, the worker's sweeper starts it.
-        startWorkflow(tx, after, deps, {
-          workflowType: 'refundWorkflow',
-          taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
-          workflowId: refundWorkflowId(refund.id),
-          args: [{ refundId: refund.id }],
-          metadata: refundRun({
-            refundId: refund.id,
-            organizationId: refund.organization.id,
-            orderId: refund.order.id,
-            customerId: refund.customer.id,
-            // The email only when the order's customer is loaded (no extra query for a summary).
-            customerEmail: (refund.customer.email as string | undefined) ?? null,
-            amount: refund.amount,
-            currency: refund.currency,
-            revokeBenefits: refund.revokeBenefits,
-          }),
-        });
-        await tx.flush();
-        return serializeRefund(refund);
-      });
-      await afterCommit();
-      return result;
-    },
+    create: (tx, { body, principal, deps, afterCommit }) => requestRefund(tx, afterCommit, deps, principal, body),
   }),
   route({
     method: 'get',

@@ -6,6 +6,11 @@
  * refunded amounts follow in the `refund:<id>` workflow (processing.ts).
  */
 import { LockMode } from '@mikro-orm/core';
+import { refundWorkflowId } from '@emporia/workflows/ids';
+import type { Deps } from '../../deps.ts';
+import type { AfterCommit } from '../../kit/route-helpers.ts';
+import { refundRun } from '../../kit/run-metadata.ts';
+import { startWorkflow } from '../../kit/workflow-starts.ts';
 import type { EntityManager } from '../../kit/db.ts';
 import { ApiError, fieldError } from '../../kit/errors.ts';
 import type { Principal } from '../../kit/principals.ts';
@@ -82,4 +87,31 @@ export async function createRefund(tx: EntityManager, principal: Principal, body
   emitEvent(tx, order.organization.id, 'refund.created', serializeRefund(refund));
   await tx.flush();
   return refund;
+}
+
+/**
+ * POST /v1/refunds/: reserves the refund and records its `refund:<id>` workflow with it (if this
+ * process dies after commit, the worker's sweeper starts it); answers the pending refund.
+ */
+export async function requestRefund(tx: EntityManager, afterCommit: AfterCommit, deps: Deps, principal: Principal, body: RefundCreate) {
+  const refund = await createRefund(tx, principal, body);
+  startWorkflow(tx, afterCommit, deps, {
+    workflowType: 'refundWorkflow',
+    taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
+    workflowId: refundWorkflowId(refund.id),
+    args: [{ refundId: refund.id }],
+    metadata: refundRun({
+      refundId: refund.id,
+      organizationId: refund.organization.id,
+      orderId: refund.order.id,
+      customerId: refund.customer.id,
+      // The email only when the order's customer is loaded (no extra query for a summary).
+      customerEmail: (refund.customer.email as string | undefined) ?? null,
+      amount: refund.amount,
+      currency: refund.currency,
+      revokeBenefits: refund.revokeBenefits,
+    }),
+  });
+  await tx.flush();
+  return serializeRefund(refund);
 }
