@@ -74,6 +74,9 @@ function withTimeouts(server: http.Server): http.Server {
 export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag on JSON answers: hashing every body (up to hundreds of KB for a page of 100) cost more
+  // than the conditional requests no API client sends. Static files keep theirs (express.static).
+  app.set('etag', false);
   // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
   app.set('trust proxy', deps.cfg.TRUST_PROXY);
   app.listen = ((...args: Parameters<http.Server['listen']>) =>

@@ -9,6 +9,7 @@
 import type { Request, RequestHandler } from 'express';
 import passport from 'passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
+import { sha256Hex } from './crypto.ts';
 import type { EntityManager } from './db.ts';
 import { Unauthorized, NotPermitted } from './errors.ts';
 
@@ -18,6 +19,8 @@ export type OrganizationPrincipal = {
   organizationId: string;
   tokenId: string;
   scopes: Set<string>;
+  /** When the token stops working (null: never); a cached principal is not used past it. */
+  expiresAt?: Date | null;
 };
 export type OAuth2Principal = {
   kind: 'oauth2';
@@ -46,16 +49,49 @@ export const ANONYMOUS: Anonymous = { kind: 'anonymous', scopes: new Set() };
 /** Resolves a token of one kind; returns null when it is unknown, expired or revoked. */
 export type TokenResolver = (em: EntityManager, token: string) => Promise<Principal | null>;
 
-const bearerResolvers: { prefix: string; resolve: TokenResolver }[] = [];
+const bearerResolvers: { prefix: string; resolve: TokenResolver; cacheMs: number }[] = [];
 let sessionResolver: TokenResolver | undefined;
 let cookieReader: ((req: Request) => string | null) | undefined;
 
-/** Registers a resolver for bearer tokens starting with `prefix` (longest prefix wins). */
-export function registerBearerResolver(prefix: string, resolve: TokenResolver): void {
+/**
+ * Registers a resolver for bearer tokens starting with `prefix` (longest prefix wins). With `cacheMs`,
+ * a token that resolved is answered from memory for that long (never past the principal's
+ * `expiresAt`): the module revoking or changing such a token calls `forgetCachedPrincipals` in the
+ * same process, and other processes see the change within `cacheMs`.
+ */
+export function registerBearerResolver(prefix: string, resolve: TokenResolver, opts: { cacheMs?: number } = {}): void {
   const existing = bearerResolvers.findIndex((r) => r.prefix === prefix);
   if (existing >= 0) bearerResolvers.splice(existing, 1);
-  bearerResolvers.push({ prefix, resolve });
+  bearerResolvers.push({ prefix, resolve, cacheMs: opts.cacheMs ?? 0 });
   bearerResolvers.sort((a, b) => b.prefix.length - a.prefix.length);
+}
+
+/**
+ * Principals of recently resolved tokens, keyed by the token's SHA-256 (the raw token is not kept),
+ * oldest first; unknown, expired and revoked tokens are never cached, so they always reach the database.
+ */
+const principalCache = new Map<string, { principal: Principal; until: number }>();
+const PRINCIPAL_CACHE_MAX = 10_000;
+
+/** Drops cached principals `match` selects (a revoked token, changed scopes); none left is answered from memory. */
+export function forgetCachedPrincipals(match: (p: Principal) => boolean): void {
+  for (const [key, entry] of principalCache) if (match(entry.principal)) principalCache.delete(key);
+}
+
+async function resolveCached(em: EntityManager, token: string, r: { resolve: TokenResolver; cacheMs: number }): Promise<Principal | null> {
+  if (!r.cacheMs) return r.resolve(em, token);
+  const key = sha256Hex(token);
+  const now = Date.now();
+  const hit = principalCache.get(key);
+  if (hit && hit.until > now) return hit.principal;
+  if (hit) principalCache.delete(key);
+  const principal = await r.resolve(em, token);
+  if (principal) {
+    const expires = principal.kind === 'organization' ? principal.expiresAt?.getTime() ?? Infinity : Infinity;
+    if (principalCache.size >= PRINCIPAL_CACHE_MAX) principalCache.delete(principalCache.keys().next().value!);
+    principalCache.set(key, { principal, until: Math.min(now + r.cacheMs, expires) });
+  }
+  return principal;
 }
 
 /** Registers how user sessions are found (by raw session token) and how the cookie is read. */
@@ -66,7 +102,7 @@ export function registerSessionResolver(resolve: TokenResolver, readCookie: (req
 
 async function resolveBearer(em: EntityManager, token: string): Promise<Principal | null> {
   const match = bearerResolvers.find((r) => token.startsWith(r.prefix));
-  if (match) return match.resolve(em, token);
+  if (match) return resolveCached(em, token, match);
   // Not a prefixed API token: a Better Auth style session token sent as a bearer.
   return sessionResolver ? sessionResolver(em, token) : null;
 }
