@@ -3,7 +3,7 @@
  * over a large table. Prints the machine, the figures and the in-run reference; asserts nothing.
  *
  *   npm run bench:ingest -- [--events 10000000] [--sample 200000] [--batch 1000] [--customers 100]
- *                           [--orders 1000000] [--runs 200] [--keep]
+ *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>]
  *
  * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
  * `<database>_bench_ingest`, starts its own API process on it (the committed code, migrations
@@ -59,6 +59,8 @@ const CUSTOMERS = arg('customers', 100);
 const ORDERS = bigArg('orders', 1_000_000);
 const RUNS = arg('runs', 200);
 const KEEP = process.argv.includes('--keep');
+/** `--profile-api <dir>`: the API process writes a V8 CPU profile there when it exits. */
+const PROFILE_DIR = process.argv.includes('--profile-api') ? process.argv[process.argv.indexOf('--profile-api') + 1] : undefined;
 
 // ---- the rows (the same in JavaScript for the API and COPY, and in SQL for the bulk) ---------------
 
@@ -188,7 +190,7 @@ async function main() {
   proxied.port = String(await proxy.listen());
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
+  api = spawn(process.execPath, [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), '--import', 'tsx', 'api/src/server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

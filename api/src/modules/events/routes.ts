@@ -7,7 +7,7 @@ import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { EVENT_SOURCES } from './entities.ts';
-import { eventListSchema, eventSchema, eventsIngestResponseSchema, eventsIngestSchema, serializeEvent } from './schemas.ts';
+import { eventListSchema, eventSchema, eventsIngestRequestSchema, eventsIngestResponseSchema, serializeEvent } from './schemas.ts';
 import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
 import { metadataQueryOf } from './sql.ts';
 
@@ -20,7 +20,7 @@ export const routes = [
     summary: 'Ingest a batch of events (all or nothing)',
     tags: ['events'],
     auth: sellerAuth('events:write'),
-    body: eventsIngestSchema,
+    body: eventsIngestRequestSchema,
     response: eventsIngestResponseSchema,
     async handler({ body, principal, em }) {
       return { inserted: await ingestEvents(em, principal, body.events) };

@@ -5,6 +5,7 @@ import { isoDateTime, metadataSchema } from '../../kit/validation.ts';
 import { listOf, metadataOutputSchema } from '../../kit/route-helpers.ts';
 import type { BillingAddress } from '../customers/entities.ts';
 import { EVENT_SOURCES } from './entities.ts';
+import { acceptsIngestBody } from './fast-validation.ts';
 
 export const eventCreateSchema = z
   .object({
@@ -25,6 +26,19 @@ export type EventCreate = z.infer<typeof eventCreateSchema>;
 export const eventsIngestSchema = z.object({
   events: z.array(eventCreateSchema).min(1),
 });
+
+/**
+ * The same schema (same definition, same OpenAPI document) for the ingest route, whose `safeParse`
+ * answers a body `acceptsIngestBody` vouches for without running zod over every event; any other
+ * body is parsed by `eventsIngestSchema` itself.
+ */
+export const eventsIngestRequestSchema = z.object({
+  events: z.array(eventCreateSchema).min(1),
+});
+eventsIngestRequestSchema.safeParse = ((input: unknown) =>
+  acceptsIngestBody(input)
+    ? { success: true, data: input as z.output<typeof eventsIngestSchema> }
+    : eventsIngestSchema.safeParse(input)) as typeof eventsIngestRequestSchema.safeParse;
 
 export const eventsIngestResponseSchema = z.object({ inserted: z.number().int() });
 
