@@ -19,7 +19,7 @@ import type { Client } from '@temporalio/client';
 const TICK_MS = 1000 / (Number(execSync('getconf CLK_TCK').toString().trim()) || 100);
 
 /** utime + stime of a process in ms, or null when it is gone. */
-function procCpuMs(pid: number): number | null {
+export function procCpuMs(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -43,6 +43,9 @@ function pidsWhoseCommandLine(test: (cmd: string) => boolean): number[] {
   return out;
 }
 
+/** The PostgreSQL backends serving `database` now (a backend's process title names its database). */
+export const backendPids = (database: string) => pidsWhoseCommandLine((c) => c.startsWith('postgres: ') && c.includes(` ${database} `));
+
 export interface CpuSnapshot {
   self: NodeJS.CpuUsage;
   temporal: Map<number, number>;
@@ -55,7 +58,7 @@ export function cpuSnapshot(database: string): CpuSnapshot {
   return {
     self: process.cpuUsage(),
     temporal: read(pidsWhoseCommandLine((c) => /\btemporal\b.*\bserver start-dev\b/.test(c))),
-    postgres: read(pidsWhoseCommandLine((c) => c.startsWith('postgres: ') && c.includes(` ${database} `))),
+    postgres: read(backendPids(database)),
   };
 }
 
