@@ -4,6 +4,7 @@
  * key (or, on refresh, re-applies the limits and re-enables the existing one); revoking marks it
  * revoked.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod/v4';
 import { LicenseKey } from '../../license-keys/entities.ts';
 import { issueLicenseKey, licenseKeyLimits, type LicenseKeysBenefitProperties } from '../../license-keys/service.ts';
@@ -78,10 +79,13 @@ export const licenseKeysStrategy: BenefitTypeStrategy<z.output<typeof properties
       key = existing;
       key.status = 'granted';
       if (update) Object.assign(key, licenseKeyLimits(benefit.properties as unknown as LicenseKeysBenefitProperties));
+      await ctx.em.flush();
     } else {
+      // Its id now, so the key and the grant that names it are inserted by the caller's flush (the
+      // grant in one INSERT, not an INSERT and then an UPDATE with the key's id).
       key = issueLicenseKey(ctx.em, { customer, benefit });
+      key.id ??= randomUUID();
     }
-    await ctx.em.flush();
     return { license_key_id: key.id, display_key: key.displayKey };
   },
   async revoke(ctx, { benefit, customer, grantProperties }) {
