@@ -6,6 +6,7 @@ import { productSchema, priceSchema, serializePrice, serializeProduct } from '..
 import type { Product, ProductPrice } from '../products/entities.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
 import type { CheckoutLink } from './entities.ts';
+import { exactlyOneProductChoice } from '../checkouts/schemas.ts';
 import { serializeTrial, trialInputFields, trialOutFields } from '../trials/index.ts';
 
 const successUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -24,18 +25,7 @@ export const checkoutLinkCreateSchema = z
     ...trialInputFields,
     metadata: metadataSchema.optional(),
   })
-  .check((ctx) => {
-    if (ctx.issues.length) return;
-    const given = (['product_price_id', 'product_id', 'products'] as const).filter((k) => ctx.value[k] !== undefined);
-    if (given.length !== 1) {
-      ctx.issues.push({
-        code: 'custom',
-        path: given.length ? [given[1]!] : [],
-        message: 'Exactly one of product_price_id, product_id or products is required',
-        input: ctx.value,
-      });
-    }
-  });
+  .check(exactlyOneProductChoice);
 export type CheckoutLinkCreate = z.output<typeof checkoutLinkCreateSchema>;
 
 export const checkoutLinkUpdateSchema = z.object({

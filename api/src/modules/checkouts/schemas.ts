@@ -55,6 +55,20 @@ const createFields = {
   embed_origin: httpUrl.nullish(),
 };
 
+/** A create body names exactly one of `product_price_id`, `product_id` or `products` (checkouts and checkout links). */
+export function exactlyOneProductChoice(ctx: z.core.ParsePayload<{ product_price_id?: unknown; product_id?: unknown; products?: unknown }>): void {
+  if (ctx.issues.length) return;
+  const given = (['product_price_id', 'product_id', 'products'] as const).filter((k) => ctx.value[k] !== undefined);
+  if (given.length !== 1) {
+    ctx.issues.push({
+      code: 'custom',
+      path: given.length ? [given[1]!] : [],
+      message: 'Exactly one of product_price_id, product_id or products is required',
+      input: ctx.value,
+    });
+  }
+}
+
 export const checkoutCreateSchema = z
   .object({
     product_price_id: z.uuid().optional(),
@@ -62,18 +76,7 @@ export const checkoutCreateSchema = z
     products: z.array(z.uuid()).min(1).max(100).optional(),
     ...createFields,
   })
-  .check((ctx) => {
-    if (ctx.issues.length) return;
-    const given = (['product_price_id', 'product_id', 'products'] as const).filter((k) => ctx.value[k] !== undefined);
-    if (given.length !== 1) {
-      ctx.issues.push({
-        code: 'custom',
-        path: given.length ? [given[1]!] : [],
-        message: 'Exactly one of product_price_id, product_id or products is required',
-        input: ctx.value,
-      });
-    }
-  });
+  .check(exactlyOneProductChoice);
 export type CheckoutCreate = z.output<typeof checkoutCreateSchema>;
 
 /** What the buyer may change (`PATCH /v1/checkouts/client/{client_secret}`); null clears nullable fields. */

@@ -8,7 +8,7 @@ import { z } from 'zod/v4';
 import { addressOutSchema, billingAddressSchema, customerEmailSchema, serializeBillingAddress } from '../customers/schemas.ts';
 import type { Customer } from '../customers/entities.ts';
 import { BENEFIT_TYPES, type Benefit, type BenefitType } from '../benefits/entities.ts';
-import type { BenefitGrant } from '../benefits/grants.ts';
+import { benefitGrantSchema, serializeBenefitGrant, type BenefitGrant } from '../benefits/grants.ts';
 import { serializeBenefitPublic } from '../benefits/schemas.ts';
 import { strategyFor } from '../benefits/types/index.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
@@ -125,38 +125,17 @@ export function grantProperties(type: BenefitType, stored: Record<string, unknow
   return Object.fromEntries(GRANT_PROPERTY_KEYS[type].filter((k) => stored[k] != null).map((k) => [k, stored[k]]));
 }
 
-export const customerBenefitGrantSchema = z.object({
-  id: z.uuid(),
-  created_at: z.string(),
-  modified_at: z.string().nullable(),
-  granted_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-  customer_id: z.uuid(),
-  benefit_id: z.uuid(),
-  subscription_id: z.uuid().nullable(),
-  order_id: z.uuid().nullable(),
-  is_granted: z.boolean(),
-  is_revoked: z.boolean(),
-  customer: portalCustomerSchema,
-  benefit: subscriberBenefitSchema,
-  properties: z.record(z.string(), z.unknown()),
-});
+/** The seller's grant read model, with the customer and benefit as the portal shows them and the properties the customer may see. */
+export const customerBenefitGrantSchema = benefitGrantSchema
+  .omit({ user_id: true, benefit_type: true, customer: true })
+  .extend({ customer: portalCustomerSchema, benefit: subscriberBenefitSchema });
 export type CustomerBenefitGrantRead = z.infer<typeof customerBenefitGrantSchema>;
 
 /** Needs `customer`, `benefit` and `benefit.organization` loaded. */
 export function serializeCustomerBenefitGrant(g: BenefitGrant): CustomerBenefitGrantRead {
+  const { user_id: _u, benefit_type: _t, customer: _c, ...rest } = serializeBenefitGrant(g);
   return {
-    id: g.id,
-    created_at: g.createdAt.toISOString(),
-    modified_at: g.modifiedAt?.toISOString() ?? null,
-    granted_at: g.grantedAt?.toISOString() ?? null,
-    revoked_at: g.revokedAt?.toISOString() ?? null,
-    customer_id: g.customer.id,
-    benefit_id: g.benefit.id,
-    subscription_id: g.subscriptionId ?? null,
-    order_id: g.orderId ?? null,
-    is_granted: g.grantedAt != null,
-    is_revoked: g.revokedAt != null,
+    ...rest,
     customer: serializePortalCustomer(g.customer),
     benefit: serializeSubscriberBenefit(g.benefit),
     properties: grantProperties(g.benefit.type, g.properties),
