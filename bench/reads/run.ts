@@ -338,6 +338,8 @@ async function throughput(base: string, bareUrl: string, token: string, list: Ta
     for (const t of list) {
       const r = await cannon(`${base}${t.path}`, c, token);
       row(t.name, c, r, bare.rps);
+      // Requests still in flight when autocannon stopped must not count against the next row.
+      await api(base, token, 'GET', t.path);
     }
   }
 }
