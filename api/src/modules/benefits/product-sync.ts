@@ -77,24 +77,17 @@ interface GrantRow {
   order_id: string | null;
 }
 
-/** Entitled subscriptions of the product after `after`, by id. */
-function entitledSubscriptions(em: EntityManager, productId: string, after: string | null, limit: number) {
+/**
+ * Entitled rows of the product after `after`, by id: subscriptions (`s`, SUBSCRIPTION_ENTITLED) or
+ * one-time orders (`o`, ORDER_ENTITLED).
+ */
+function entitledRows(em: EntityManager, from: 'subscriptions s' | 'orders o', entitled: string, productId: string, after: string | null, limit: number) {
+  const a = from.slice(-1);
   return runSql<ScopeRow>(
     em,
-    `select s.id, s.customer_id from subscriptions s
-      where s.product_id = $1 and ($2::uuid is null or s.id > $2::uuid) and ${SUBSCRIPTION_ENTITLED}
-      order by s.id limit $3`,
-    [productId, after, limit],
-  );
-}
-
-/** Entitled one-time orders of the product after `after`, by id. */
-function entitledOrders(em: EntityManager, productId: string, after: string | null, limit: number) {
-  return runSql<ScopeRow>(
-    em,
-    `select o.id, o.customer_id from orders o
-      where o.product_id = $1 and ($2::uuid is null or o.id > $2::uuid) and ${ORDER_ENTITLED}
-      order by o.id limit $3`,
+    `select ${a}.id, ${a}.customer_id from ${from}
+      where ${a}.product_id = $1 and ($2::uuid is null or ${a}.id > $2::uuid) and ${entitled}
+      order by ${a}.id limit $3`,
     [productId, after, limit],
   );
 }
@@ -192,8 +185,8 @@ export async function syncProductBenefitsPage(
   const limit = Math.max(10, Math.floor(REQUESTS_PER_PAGE / perScope));
   const isSubscription = cursor.phase === 'subscriptions';
   const { rows } = isSubscription
-    ? await entitledSubscriptions(em, productId, cursor.after, limit)
-    : await entitledOrders(em, productId, cursor.after, limit);
+    ? await entitledRows(em, 'subscriptions s', SUBSCRIPTION_ENTITLED, productId, cursor.after, limit)
+    : await entitledRows(em, 'orders o', ORDER_ENTITLED, productId, cursor.after, limit);
   const requests: { benefitId: string; customerId: string; request: BenefitActionRequest }[] = [];
   for (const row of rows) {
     // Scoped like the grants fulfilment made: the subscription's, or the one-time order's.

@@ -6,7 +6,8 @@
 import { z } from 'zod/v4';
 import { int32, isoDateTime, metadataSchema } from '../../kit/validation.ts';
 import { metadataOutputSchema } from '../../kit/route-helpers.ts';
-import { RECURRING_INTERVALS, type Product } from '../products/entities.ts';
+import type { Product } from '../products/entities.ts';
+import { productSchema } from '../products/schemas.ts';
 import { DISCOUNT_DURATIONS, DISCOUNT_TYPES, type Discount } from './entities.ts';
 
 const datetime = isoDateTime().transform((v) => new Date(v));
@@ -100,16 +101,17 @@ export type DiscountUpdate = z.output<typeof discountUpdateSchema>;
 
 const metadataOut = metadataOutputSchema;
 
-export const discountProductSchema = z.object({
-  id: z.uuid(),
-  created_at: z.string(),
-  modified_at: z.string().nullable(),
-  name: z.string(),
-  description: z.string().nullable(),
-  recurring_interval: z.enum(RECURRING_INTERVALS).nullable(),
-  is_recurring: z.boolean(),
-  is_archived: z.boolean(),
-  organization_id: z.uuid(),
+/** A discount's product: the product's own columns, as in its read model (no prices, benefits or media). */
+export const discountProductSchema = productSchema.pick({
+  id: true,
+  created_at: true,
+  modified_at: true,
+  name: true,
+  description: true,
+  recurring_interval: true,
+  is_recurring: true,
+  is_archived: true,
+  organization_id: true,
 });
 
 const commonOut = {
