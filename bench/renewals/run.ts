@@ -5,7 +5,10 @@
  * paid, benefit request, continue-as-new). Prints renewals per second and the total time; asserts
  * nothing.
  *
- *   npx tsx bench/renewals/run.ts [--count 10000] [--lead <seconds>] [--start-concurrency 64] [--keep]
+ *   npx tsx bench/renewals/run.ts [--count 10000] [--lead <seconds>] [--start-concurrency 64] [--keep] [--statements]
+ *
+ * Also prints per renewal: CPU ms of the worker, PostgreSQL backends and Temporal server, SQL statements
+ * (22 now) and history figures (measure.ts).
  *
  * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
  * `<database>_bench_renewals` (every migration applied), seeds the subscriptions there directly, runs

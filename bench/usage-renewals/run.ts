@@ -7,6 +7,10 @@
  * Prints renewals per second and the meter-aggregation share; asserts nothing.
  *
  *   npx tsx bench/usage-renewals/run.ts [--count 10000] [--events 1000000] [--lead <seconds>] [--keep]
+ *     [--statements] [--cpu-profile <file>] [--history-sample 50]
+ *
+ * Also prints per renewal: CPU ms of the worker, PostgreSQL backends and Temporal server, SQL statements
+ * and history figures (bench/renewals/measure.ts), and whether 10,000-in-300-s was met.
  *
  * The meter-aggregation share: before the renewals, the aggregation each renewal runs (meterFigures:
  * usage not billed yet, credited and consumed credits, the one statement quoteUsage sends) is run once
