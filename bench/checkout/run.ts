@@ -20,8 +20,9 @@
  * the histories of the bench's namespace (temporal-count.ts). First it prints the machine, `uptime`
  * and the in-run reference: workflows of one local activity at the highest concurrency
  * (reference.ts, `--reference N`, 0 to skip), so that purchases/s can be read against it (×floor).
+ * The proxy costs this process CPU (shown as `bench`): `--no-statements` leaves it out for a throughput run.
  *
- *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--reference 300] [--top N] [--keep] [--profile DIR] [--per-request N]
+ *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--reference 300] [--top N] [--no-statements] [--keep] [--profile DIR] [--per-request N]
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
  * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
@@ -66,6 +67,8 @@ const PROFILE_DIR = arg('profile');
 const PER_REQUEST = Number(arg('per-request') ?? 0);
 /** --reference N: the in-run reference, N workflows of one local activity (0: none). */
 const REFERENCE = Number(arg('reference') ?? 300);
+/** --no-statements: the API and the worker reach PostgreSQL directly (no counting proxy costing this process CPU); for throughput. */
+const COUNT_STATEMENTS = !process.argv.includes('--no-statements');
 /** --top N: the N most frequent statements of the API and the worker per level. */
 const TOP = Number(arg('top') ?? 0);
 /** Quiet window before each level (the shared Temporal server's own rate) and settle time after it. */
@@ -321,7 +324,7 @@ async function perRequest(base: string, seller: { token: string; productId: stri
     const wall = (performance.now() - t0) / n;
     const st = difference(s0, statements.snapshot());
     console.log(
-      `${what.padEnd(28)} ${((cpuMs(apiPid) - c0) / n).toFixed(1).padStart(6)} ms CPU  ${wall.toFixed(1).padStart(6)} ms wall  ${(st.total / n).toFixed(1).padStart(5)} statements`,
+      `${what.padEnd(28)} ${((cpuMs(apiPid) - c0) / n).toFixed(1).padStart(6)} ms CPU  ${wall.toFixed(1).padStart(6)} ms wall  ${(COUNT_STATEMENTS ? (st.total / n).toFixed(1) : '-').padStart(5)} statements`,
     );
   };
   const checkouts: { id: string; client_secret: string }[] = [];
@@ -370,6 +373,7 @@ const pgTarget = { host: dbUrl.hostname, port: Number(dbUrl.port || 5432) };
 const apiStatements = await startCountingProxy(pgTarget);
 const workerStatements = await startCountingProxy(pgTarget);
 const viaProxy = (proxy: CountingProxy) => {
+  if (!COUNT_STATEMENTS) return databaseUrl;
   const u = new URL(databaseUrl);
   u.hostname = '127.0.0.1';
   u.port = String(proxy.port);
@@ -468,10 +472,12 @@ try {
     );
     detail.push(
       `${level} buyers, per purchase (${total} purchases, window ${secs(wallTo - wallFrom)} incl. ${SETTLE_MS / 1000} s settle):`,
-      `  CPU ms: API ${f1(c.api)}, worker ${f1(c.worker)}, Temporal ${f1(c.temporal)} (raw ${f1(c.temporalRaw)}, idle rate ${f1(temporalIdleRate * 1000)} ms/s), PostgreSQL ${f1(c.postgres)} = ${f1(c.total)} ms; bench ${f1(c.bench)}`,
-      `  SQL statements: API ${f1(apiSt.total / total)} (${f1(apiSt.transaction / total)} begin/commit), worker ${f1(workerSt.total / total)} (${f1(workerSt.transaction / total)} begin/commit)`,
+      `  CPU ms: API ${f1(c.api)}, worker ${f1(c.worker)}, Temporal ${f1(c.temporal)} (raw ${f1(c.temporalRaw)}, idle rate ${f1(temporalIdleRate * 1000)} ms/s), PostgreSQL ${f1(c.postgres)} = ${f1(c.total)} ms; bench ${f1(c.bench)}${COUNT_STATEMENTS ? ' (with the statement proxy)' : ''}`,
+      COUNT_STATEMENTS
+        ? `  SQL statements: API ${f1(apiSt.total / total)} (${f1(apiSt.transaction / total)} begin/commit), worker ${f1(workerSt.total / total)} (${f1(workerSt.transaction / total)} begin/commit)`
+        : '  SQL statements: not counted (--no-statements)',
     );
-    if (TOP > 0) {
+    if (TOP > 0 && COUNT_STATEMENTS) {
       detail.push('  API statements, most frequent:', ...topStatements(apiSt, total, TOP), '  worker statements, most frequent:', ...topStatements(workerSt, total, TOP));
     }
     detail.push('  Temporal, per purchase:', ...describeCounts(await historyCounts(temporal, wallFrom, wallTo), total));
