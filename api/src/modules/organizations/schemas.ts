@@ -48,9 +48,8 @@ export const profileSettingsSchema = z.object({
   accent_color: z.string().nullish(),
 });
 
-export const organizationCreateSchema = z.object({
-  name: z.string().trim().min(3).max(128),
-  slug: slugSchema,
+/** The profile fields a create and an update both take. */
+const profileFields = {
   avatar_url: z.url().nullish(),
   email: z.email().max(255).nullish(),
   website: z.url().nullish(),
@@ -58,19 +57,19 @@ export const organizationCreateSchema = z.object({
   details: detailsSchema.nullish(),
   feature_settings: featureSettingsSchema.nullish(),
   subscription_settings: subscriptionSettingsSchema.nullish(),
+};
+
+export const organizationCreateSchema = z.object({
+  name: z.string().trim().min(3).max(128),
+  slug: slugSchema,
+  ...profileFields,
   metadata: metadataSchema.optional(),
 });
 
 /** PATCH /v1/organizations/{id}: every field optional (SPEC section 3, "Organization update"). */
 export const organizationUpdateSchema = z.object({
   name: z.string().trim().min(3).max(128).nullish(),
-  avatar_url: z.url().nullish(),
-  email: z.email().max(255).nullish(),
-  website: z.url().nullish(),
-  socials: socialsSchema.nullish(),
-  details: detailsSchema.nullish(),
-  feature_settings: featureSettingsSchema.nullish(),
-  subscription_settings: subscriptionSettingsSchema.nullish(),
+  ...profileFields,
   default_upfront_split_to_contributors: z.number().int().min(0).max(100).nullish(),
   pledge_badge_show_amount: z.boolean().optional(),
   billing_email: z.email().max(255).nullish(),
