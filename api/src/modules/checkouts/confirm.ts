@@ -40,7 +40,7 @@ import { Order } from '../orders/entities.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
 import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
-import { redeemTrial, TrialAlreadyRedeemed } from '../trials/index.ts';
+import { redeemTrial, TrialAlreadyRedeemed, trialLostAtConfirm } from '../trials/index.ts';
 import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { validateCustomFieldData } from './custom-field-data.ts';
@@ -129,7 +129,10 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
     if (await tx.count(Order, { checkout: c.id })) throw NotOpenCheckout('This checkout was refunded; start a new checkout.');
     const { confirmation_token_id: tokenId, ...update } = input;
     const modifiedBefore = c.modifiedAt?.getTime() ?? null;
+    const trialShown = c.activeTrialInterval != null;
     await updateCheckout(tx, c, update, 'public');
+    // The buyer saw a trial that another checkout of theirs redeemed meanwhile: refused, not charged.
+    if (await trialLostAtConfirm(tx, c, trialShown)) throw TrialAlreadyRedeemed();
     requireConfirmFields(c, tokenId);
     const customer = await findCustomer(tx, c);
     await assertNoActiveSubscription(tx, c, customer);
@@ -231,7 +234,14 @@ export async function confirmCheckout(
   input: CheckoutConfirm,
   inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void = () => {},
 ): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
-  const p = await prepare(em, clientSecret, input);
+  const p = await prepare(em, clientSecret, input).catch(async (err: unknown) => {
+    if (err instanceof ApiError && err.error === 'TrialAlreadyRedeemed') {
+      // The buyer's changes (their email: whose trial it was) are kept with the recomputed checkout.
+      const { confirmation_token_id: _token, ...update } = input;
+      await withoutTrial(em, deps, clientSecret, 'secret', update).catch(() => {});
+    }
+    throw err;
+  });
   const processor = deps.processor;
   let charged: Charged;
   try {
@@ -284,18 +294,22 @@ export async function confirmCheckout(
         throw abort;
       }
       if (abort.refund && charged.chargeId) await refundUnfulfilledCharge(em, processor, refund);
-      if (abort.error instanceof ApiError && abort.error.error === 'TrialAlreadyRedeemed') await withoutTrial(em, deps, p.checkoutId);
+      if (abort.error instanceof ApiError && abort.error.error === 'TrialAlreadyRedeemed') {
+        // Best effort: the buyer's next confirmation recomputes the checkout anyway.
+        await withoutTrial(em, deps, p.checkoutId, 'id', {}).catch(() => {});
+      }
       throw abort.error;
     }
   }
 }
 
 /** The checkout whose trial another confirmation redeemed first: recomputed (now charging the first period) and announced. */
-async function withoutTrial(em: EntityManager, deps: ConfirmDeps, checkoutId: string): Promise<void> {
+async function withoutTrial(em: EntityManager, deps: ConfirmDeps, key: string, by: 'id' | 'secret', update: Omit<CheckoutConfirm, 'confirmation_token_id'>): Promise<void> {
   await em.fork().transactional(async (tx) => {
-    const c = await tx.findOne(Checkout, { id: checkoutId, status: 'open' }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: CHECKOUT_POPULATE });
+    const where = by === 'id' ? { id: key, status: 'open' as const } : { clientSecret: key, status: 'open' as const };
+    const c = await tx.findOne(Checkout, where, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: CHECKOUT_POPULATE });
     if (!c) return;
-    await updateCheckout(tx, c, {}, 'public');
+    await updateCheckout(tx, c, update, 'public');
     emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
     await tx.flush();
   });

@@ -158,13 +158,28 @@ export interface CheckoutTrialInput extends TrialColumns {
 export async function activeCheckoutTrial(em: EntityManager, c: CheckoutTrialInput, free: boolean): Promise<Trial | null> {
   const trial = trialOf(c) ?? trialOf(c.product);
   if (!trial || free || !c.product.recurringInterval || c.subscriptionId) return null;
+  if (await buyerHadTrial(em, c)) return null;
+  return trial;
+}
+
+/** Whether the checkout's buyer (its customer, else the organization's customer with the email, or the email) had a trial of the product. */
+async function buyerHadTrial(em: EntityManager, c: CheckoutTrialInput): Promise<boolean> {
   const customerId =
     c.customer?.id ??
     (c.customerEmail
       ? (await em.findOne(Customer, { organization: c.organization.id, email: c.customerEmail, deletedAt: null }, { fields: ['id'] }))?.id
       : undefined);
-  if (await hadTrial(em, customerId ?? null, c.product.id, c.customerEmail)) return null;
-  return trial;
+  return hadTrial(em, customerId ?? null, c.product.id, c.customerEmail);
+}
+
+/**
+ * At confirmation, after the checkout was recomputed: whether the trial it showed (`shown`) is gone
+ * because the buyer has had one meanwhile (another checkout's trial committed first). Then the
+ * confirmation is refused with `TrialAlreadyRedeemed` rather than charging someone who saw a trial.
+ */
+export async function trialLostAtConfirm(em: EntityManager, c: CheckoutTrialInput & { activeTrialInterval?: TrialInterval | null }, shown: boolean): Promise<boolean> {
+  if (!shown || c.activeTrialInterval) return false;
+  return buyerHadTrial(em, c);
 }
 
 /** The payment flags of a checkout amount, as `checkoutAmounts` answers them. */
