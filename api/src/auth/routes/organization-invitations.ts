@@ -18,14 +18,13 @@ import {
   baInvitation,
   baMember,
   findMember,
-  hasPermission,
   hasRole,
   isPending,
   isUuid,
   parseRoles,
   pendingInvitations,
 } from '../../modules/organizations/membership.ts';
-import { checkRoles, roleInput, targetOrganization } from './organization-shared.ts';
+import { checkRoles, roleInput, requireMember, targetOrganization } from './organization-shared.ts';
 
 /** A pending invitation addressed to the caller (400 / 403 otherwise). */
 async function invitationForRecipient(ctx: AuthContext, me: LoadedSession, id: string): Promise<Invitation> {
@@ -55,9 +54,7 @@ export const invitationEndpoints: AuthEndpoint[] = [
       checkRoles(role);
       const orgId = targetOrganization(me, body.organizationId);
       if (!orgId) throw ORG_ERRORS.ORGANIZATION_NOT_FOUND();
-      const actor = await findMember(ctx.em, orgId, me.user.id);
-      if (!actor) throw ORG_ERRORS.MEMBER_NOT_FOUND();
-      if (!hasPermission(actor.role, { invitation: ['create'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_INVITE();
+      const actor = await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.MEMBER_NOT_FOUND, { invitation: ['create'] }, ORG_ERRORS.NOT_ALLOWED_TO_INVITE);
       if (!hasRole(actor.role, CREATOR_ROLE) && hasRole(role, CREATOR_ROLE)) throw ORG_ERRORS.NOT_ALLOWED_TO_INVITE_WITH_ROLE();
       const invitee = await ctx.em.findOne(User, { email: email.data });
       if (invitee && (await findMember(ctx.em, orgId, invitee.id))) throw ORG_ERRORS.USER_IS_ALREADY_A_MEMBER();
@@ -169,9 +166,7 @@ export const invitationEndpoints: AuthEndpoint[] = [
       const { invitationId } = ctx.body;
       const invitation = isUuid(invitationId) ? await ctx.em.findOne(Invitation, { id: invitationId }) : null;
       if (!invitation) throw ORG_ERRORS.INVITATION_NOT_FOUND();
-      const actor = await findMember(ctx.em, invitation.organization.id, me.user.id);
-      if (!actor) throw ORG_ERRORS.INVITATION_NOT_FOUND();
-      if (!hasPermission(actor.role, { invitation: ['cancel'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_CANCEL_INVITATION();
+      await requireMember(ctx.em, invitation.organization.id, me.user.id, ORG_ERRORS.INVITATION_NOT_FOUND, { invitation: ['cancel'] }, ORG_ERRORS.NOT_ALLOWED_TO_CANCEL_INVITATION);
       if (invitation.status !== 'pending') throw ORG_ERRORS.INVITATION_NOT_FOUND();
       invitation.status = 'canceled';
       await ctx.em.flush();

@@ -19,7 +19,7 @@ import {
   parseRoles,
 } from '../../modules/organizations/membership.ts';
 import { clearActiveFor, ownerCount } from '../../modules/organizations/membership-rules.ts';
-import { checkRoles, roleInput, targetOrganization } from './organization-shared.ts';
+import { checkRoles, roleInput, requireMember, targetOrganization } from './organization-shared.ts';
 
 export const memberEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -30,9 +30,7 @@ export const memberEndpoints: AuthEndpoint[] = [
       const { me } = ctx;
       const orgId = me.session.activeOrganizationId;
       if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      const member = await findMember(ctx.em, orgId, me.user.id);
-      if (!member) throw ORG_ERRORS.MEMBER_NOT_FOUND();
-      return baMember(member, true);
+      return baMember(await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.MEMBER_NOT_FOUND), true);
     },
   }),
 
@@ -137,8 +135,7 @@ export const memberEndpoints: AuthEndpoint[] = [
     handler: async (ctx) => {
       const { me } = ctx;
       const { organizationId } = ctx.body;
-      const member = await findMember(ctx.em, organizationId, me.user.id);
-      if (!member) throw ORG_ERRORS.MEMBER_NOT_FOUND();
+      const member = await requireMember(ctx.em, organizationId, me.user.id, ORG_ERRORS.MEMBER_NOT_FOUND);
       if (hasRole(member.role, CREATOR_ROLE) && (await ownerCount(ctx.em, organizationId)) <= 1) {
         throw ORG_ERRORS.CANNOT_LEAVE_AS_ONLY_OWNER();
       }

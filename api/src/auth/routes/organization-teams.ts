@@ -4,7 +4,7 @@ import { ORG_ERRORS } from '../errors.ts';
 import { authEndpoint, type AuthEndpoint } from '../http.ts';
 import { Team } from '../../modules/organizations/entities.ts';
 import { baTeam, findMember, hasPermission, isUuid } from '../../modules/organizations/membership.ts';
-import { targetOrganization } from './organization-shared.ts';
+import { requireMember, targetOrganization } from './organization-shared.ts';
 
 export const teamEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -16,8 +16,7 @@ export const teamEndpoints: AuthEndpoint[] = [
       const { me, body } = ctx;
       const orgId = targetOrganization(me, body.organizationId);
       if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      const actor = await findMember(ctx.em, orgId, me.user.id);
-      if (!actor || !hasPermission(actor.role, { team: ['create'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_CREATE_TEAMS();
+      const actor = await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_ALLOWED_TO_CREATE_TEAMS, { team: ['create'] });
       const team = ctx.em.create(Team, { organization: actor.organization, name: body.name });
       await ctx.em.flush();
       return baTeam(team);
@@ -50,8 +49,7 @@ export const teamEndpoints: AuthEndpoint[] = [
       const { me, body } = ctx;
       const orgId = targetOrganization(me, body.organizationId);
       if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      const actor = await findMember(ctx.em, orgId, me.user.id);
-      if (!actor || !hasPermission(actor.role, { team: ['delete'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_DELETE_TEAMS();
+      await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_ALLOWED_TO_DELETE_TEAMS, { team: ['delete'] });
       const team = isUuid(body.teamId) ? await ctx.em.findOne(Team, { id: body.teamId, organization: orgId }) : null;
       if (!team) throw ORG_ERRORS.TEAM_NOT_FOUND();
       if ((await ctx.em.count(Team, { organization: orgId })) <= 1) throw ORG_ERRORS.UNABLE_TO_REMOVE_LAST_TEAM();

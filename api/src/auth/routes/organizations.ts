@@ -19,7 +19,7 @@ import {
 import { clearActiveFor, loadOrganization, organizationCreationDecision } from '../../modules/organizations/membership-rules.ts';
 import { createOrganizationWithOwner, emitOrganizationUpdated } from '../../modules/organizations/service.ts';
 import { slugSchema } from '../../modules/organizations/schemas.ts';
-import { metadataInput, targetOrganization } from './organization-shared.ts';
+import { metadataInput, requireMember, targetOrganization } from './organization-shared.ts';
 
 export const organizationEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -84,9 +84,7 @@ export const organizationEndpoints: AuthEndpoint[] = [
       const { me, body } = ctx;
       const orgId = targetOrganization(me, body.organizationId);
       if (!orgId) throw ORG_ERRORS.ORGANIZATION_NOT_FOUND();
-      const member = await findMember(ctx.em, orgId, me.user.id);
-      if (!member) throw ORG_ERRORS.USER_IS_NOT_A_MEMBER();
-      if (!hasPermission(member.role, { organization: ['update'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_UPDATE_ORGANIZATION();
+      const member = await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.USER_IS_NOT_A_MEMBER, { organization: ['update'] }, ORG_ERRORS.NOT_ALLOWED_TO_UPDATE_ORGANIZATION);
       const org = member.organization;
       const { data } = body;
       if (data.slug && data.slug !== org.slug && (await ctx.em.count(Organization, { slug: data.slug }))) {
@@ -115,9 +113,7 @@ export const organizationEndpoints: AuthEndpoint[] = [
     handler: async (ctx) => {
       const { me } = ctx;
       const { organizationId } = ctx.body;
-      const member = await findMember(ctx.em, organizationId, me.user.id);
-      if (!member) throw ORG_ERRORS.USER_IS_NOT_A_MEMBER();
-      if (!hasPermission(member.role, { organization: ['delete'] })) throw ORG_ERRORS.NOT_ALLOWED_TO_DELETE_ORGANIZATION();
+      const member = await requireMember(ctx.em, organizationId, me.user.id, ORG_ERRORS.USER_IS_NOT_A_MEMBER, { organization: ['delete'] }, ORG_ERRORS.NOT_ALLOWED_TO_DELETE_ORGANIZATION);
       const shown = baOrganization(member.organization, 'text');
       await clearActiveFor(ctx.em, organizationId);
       if (me.session.activeOrganizationId === organizationId) await setActiveOrganization(ctx, me, null);
