@@ -36,7 +36,8 @@ export interface SessionPayload {
   user: SerializedUser;
 }
 
-export function serializeUser(u: User): SerializedUser {
+/** The user as the two-factor answers show it: the core fields only. */
+export function serializeUserCore(u: User) {
   return {
     id: u.id,
     email: u.email,
@@ -45,6 +46,12 @@ export function serializeUser(u: User): SerializedUser {
     image: u.image ?? null,
     createdAt: u.createdAt.toISOString(),
     updatedAt: (u.modifiedAt ?? u.createdAt).toISOString(),
+  };
+}
+
+export function serializeUser(u: User): SerializedUser {
+  return {
+    ...serializeUserCore(u),
     username: u.username ?? null,
     displayUsername: u.username ? (u.displayUsername ?? u.username) : (u.displayUsername ?? null),
     twoFactorEnabled: u.twoFactorEnabled ?? false,

@@ -6,6 +6,7 @@
  * complete with a new session. view-backup-codes is server-only in Better Auth and not routed here
  * (backup codes are stored hashed: they are shown once, when generated).
  */
+import { serializeUserCore } from '../serialize.ts';
 import { z } from 'zod/v4';
 import { User } from '../entities.ts';
 import { TWO_FACTOR_ERRORS } from '../errors.ts';
@@ -49,17 +50,7 @@ async function prover(ctx: AuthContext): Promise<Prover> {
   return { user, me: null, challenge, key: challenge.key };
 }
 
-function shortUser(u: User) {
-  return {
-    id: u.id,
-    email: u.email,
-    emailVerified: u.emailVerified,
-    name: u.name,
-    image: u.image ?? null,
-    createdAt: u.createdAt.toISOString(),
-    updatedAt: (u.modifiedAt ?? u.createdAt).toISOString(),
-  };
-}
+const shortUser = serializeUserCore;
 
 /** The second factor passed: a pending sign-in becomes a session; a signed-in user turns two-factor on. */
 async function passed(ctx: AuthContext, p: Prover, opts: { trustDevice?: boolean; disableSession?: boolean } = {}) {
