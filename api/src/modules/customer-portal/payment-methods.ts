@@ -89,7 +89,7 @@ export const routes: RouteSpec[] = [
     async handler({ body, principal, em, deps }) {
       requireFullSession(principal, 'Saving a payment method');
       const { customerId } = asCustomer(principal);
-      const { result: pm } = await inTransaction(em, (tx) => addPaymentMethod(tx, deps.processor, customerId, body));
+      const pm = await addPaymentMethod(em, deps.processor, customerId, body);
       return serializePaymentMethod(pm);
     },
   }),

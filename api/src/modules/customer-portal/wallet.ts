@@ -1,11 +1,12 @@
 /**
- * The session customer's saved cards as the portal changes them, each inside the caller's
- * transaction with the customer row locked: save one through the processor (setup, no charge), make
- * one the default, delete one (the caller detaches it at the processor after commit).
+ * The session customer's saved cards as the portal changes them: save one through the processor
+ * (setup, no charge; the processor is called first, then the card is recorded in a transaction of its
+ * own), make one the default, delete one (each in the caller's transaction with the customer row
+ * locked; the caller detaches a deleted card at the processor after commit).
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '../../kit/db.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
@@ -13,26 +14,29 @@ import { deletePaymentMethod, savePaymentMethod, setDefaultPaymentMethod } from 
 import { PaymentError, ProcessorError, type PaymentProcessor } from '../payments/processor.ts';
 
 export async function addPaymentMethod(
-  tx: EntityManager,
+  em: EntityManager,
   processor: PaymentProcessor,
   customerId: string,
   body: { confirmation_token_id: string; set_default: boolean },
 ): Promise<PaymentMethod> {
-  const customer = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // The processor is called with no transaction open (it may act before a commit or after a rollback);
+  // the processor customer's idempotency key makes a retried request reuse it.
+  const customer = await em.fork().findOne(Customer, { id: customerId, deletedAt: null });
   if (!customer) throw ResourceNotFound('Customer not found');
-  if (!customer.processorCustomerId) {
+  let processorCustomerId = customer.processorCustomerId;
+  if (!processorCustomerId) {
     const pc = await processor.createCustomer({
       email: customer.email,
       name: customer.name ?? null,
       idempotencyKey: `customer:${customer.id}:processor-customer`,
     });
-    customer.processorCustomerId = pc.id;
+    processorCustomerId = pc.id;
   }
   let setup;
   try {
     setup = await processor.setupPaymentMethod({
       confirmationTokenId: body.confirmation_token_id,
-      processorCustomerId: customer.processorCustomerId,
+      processorCustomerId,
       idempotencyKey: `customer:${customer.id}:payment-method:${randomUUID()}`,
     });
   } catch (err) {
@@ -40,10 +44,17 @@ export async function addPaymentMethod(
     throw err;
   }
   if (setup.status === 'declined') throw PaymentError(setup.message);
-  const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method: setup.paymentMethod });
-  if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
-  await tx.flush();
-  return pm;
+  const method = setup.paymentMethod;
+  const { result } = await inTransaction(em, async (tx) => {
+    const locked = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!locked) throw ResourceNotFound('Customer not found');
+    locked.processorCustomerId ??= processorCustomerId;
+    const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method });
+    if (body.set_default && !pm.isDefault) await setDefaultPaymentMethod(tx, pm);
+    await tx.flush();
+    return pm;
+  });
+  return result;
 }
 
 export async function makeDefaultPaymentMethod(tx: EntityManager, customerId: string, id: string): Promise<PaymentMethod> {
