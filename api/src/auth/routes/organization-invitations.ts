@@ -24,13 +24,20 @@ import {
   parseRoles,
   pendingInvitations,
 } from '../../modules/organizations/membership.ts';
-import { checkRoles, roleInput, requireMember, targetOrganization } from './organization-shared.ts';
+import { checkRoles, roleInput, requireMember, targetOrganization, activeOrganization } from './organization-shared.ts';
 
 /** A pending invitation addressed to the caller (400 / 403 otherwise). */
 async function invitationForRecipient(ctx: AuthContext, me: LoadedSession, id: string): Promise<Invitation> {
   const invitation = isUuid(id) ? await ctx.em.findOne(Invitation, { id }, { populate: ['organization', 'inviter'] }) : null;
   if (!invitation || !isPending(invitation)) throw ORG_ERRORS.INVITATION_NOT_FOUND();
   if (invitation.email.toLowerCase() !== me.user.email.toLowerCase()) throw ORG_ERRORS.NOT_THE_RECIPIENT();
+  return invitation;
+}
+
+/** An invitation its recipient acts on: holding the invited address is what it checks, so it must be verified. */
+async function invitationForVerifiedRecipient(ctx: AuthContext, me: LoadedSession, id: string): Promise<Invitation> {
+  const invitation = await invitationForRecipient(ctx, me, id);
+  if (!me.user.emailVerified) throw ORG_ERRORS.EMAIL_VERIFICATION_REQUIRED();
   return invitation;
 }
 
@@ -113,9 +120,7 @@ export const invitationEndpoints: AuthEndpoint[] = [
     handler: async (ctx) => {
       const { me } = ctx;
       const { invitationId } = ctx.body;
-      const invitation = await invitationForRecipient(ctx, me, invitationId);
-      // Holding the invited address is what the invitation checks: it must be verified.
-      if (!me.user.emailVerified) throw ORG_ERRORS.EMAIL_VERIFICATION_REQUIRED();
+      const invitation = await invitationForVerifiedRecipient(ctx, me, invitationId);
       const orgId = invitation.organization.id;
       if ((await ctx.em.count(Member, { organization: orgId })) >= MEMBERSHIP_LIMIT) throw ORG_ERRORS.MEMBERSHIP_LIMIT_REACHED();
       if (await findMember(ctx.em, orgId, me.user.id)) throw ORG_ERRORS.USER_IS_ALREADY_A_MEMBER();
@@ -148,8 +153,7 @@ export const invitationEndpoints: AuthEndpoint[] = [
     handler: async (ctx) => {
       const { me } = ctx;
       const { invitationId } = ctx.body;
-      const invitation = await invitationForRecipient(ctx, me, invitationId);
-      if (!me.user.emailVerified) throw ORG_ERRORS.EMAIL_VERIFICATION_REQUIRED();
+      const invitation = await invitationForVerifiedRecipient(ctx, me, invitationId);
       invitation.status = 'rejected';
       await ctx.em.flush();
       return { invitation: baInvitation(invitation), member: null };
@@ -201,9 +205,8 @@ export const invitationEndpoints: AuthEndpoint[] = [
     query: z.object({ organizationId: z.string().optional() }),
     handler: async (ctx) => {
       const { me, query: q } = ctx;
-      const orgId = targetOrganization(me, q.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      if (!(await findMember(ctx.em, orgId, me.user.id))) throw ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN();
+      const orgId = activeOrganization(me, q.organizationId);
+      await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN);
       const invitations = await ctx.em.find(Invitation, { organization: orgId }, { orderBy: { createdAt: 'asc' } });
       return invitations.map(baInvitation);
     },

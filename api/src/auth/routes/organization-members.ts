@@ -19,7 +19,7 @@ import {
   parseRoles,
 } from '../../modules/organizations/membership.ts';
 import { clearActiveFor, ownerCount } from '../../modules/organizations/membership-rules.ts';
-import { checkRoles, roleInput, requireMember, targetOrganization } from './organization-shared.ts';
+import { checkRoles, roleInput, requireMember, activeOrganization } from './organization-shared.ts';
 
 export const memberEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -45,9 +45,8 @@ export const memberEndpoints: AuthEndpoint[] = [
     }),
     handler: async (ctx) => {
       const { me, query: q } = ctx;
-      const orgId = targetOrganization(me, q.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      if (!(await findMember(ctx.em, orgId, me.user.id))) throw ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN();
+      const orgId = activeOrganization(me, q.organizationId);
+      await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN);
       const [members, total] = await ctx.em.findAndCount(
         Member,
         { organization: orgId },
@@ -69,8 +68,7 @@ export const memberEndpoints: AuthEndpoint[] = [
     body: z.object({ memberIdOrEmail: z.string(), organizationId: z.string().optional() }),
     handler: async (ctx) => {
       const { me, body } = ctx;
-      const orgId = targetOrganization(me, body.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+      const orgId = activeOrganization(me, body.organizationId);
       const actor = await findMember(ctx.em, orgId, me.user.id);
       if (!actor) throw ORG_ERRORS.MEMBER_NOT_FOUND();
       let target: Member | null = null;
@@ -105,8 +103,7 @@ export const memberEndpoints: AuthEndpoint[] = [
       const role = parseRoles(body.role);
       if (!role) throw AUTH_ERRORS.VALIDATION_BODY();
       checkRoles(role);
-      const orgId = targetOrganization(me, body.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+      const orgId = activeOrganization(me, body.organizationId);
       const actor = await findMember(ctx.em, orgId, me.user.id);
       if (!actor) throw ORG_ERRORS.MEMBER_NOT_FOUND();
       const target = isUuid(body.memberId)

@@ -14,6 +14,13 @@ export function targetOrganization(s: LoadedSession, requested: string | null | 
   return requested || s.session.activeOrganizationId || null;
 }
 
+/** The organization a request names, or the session's active one; refused when there is neither. */
+export function activeOrganization(s: LoadedSession, requested: string | null | undefined): string {
+  const id = targetOrganization(s, requested);
+  if (!id) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+  return id;
+}
+
 export function checkRoles(role: string) {
   if (!isKnownRole(role)) throw ORG_ERRORS.ROLE_NOT_FOUND();
 }

@@ -4,7 +4,7 @@ import { ORG_ERRORS } from '../errors.ts';
 import { authEndpoint, type AuthEndpoint } from '../http.ts';
 import { Team } from '../../modules/organizations/entities.ts';
 import { baTeam, findMember, hasPermission, isUuid } from '../../modules/organizations/membership.ts';
-import { requireMember, targetOrganization } from './organization-shared.ts';
+import { requireMember, activeOrganization } from './organization-shared.ts';
 
 export const teamEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -14,8 +14,7 @@ export const teamEndpoints: AuthEndpoint[] = [
     body: z.object({ name: z.string().trim().min(1), organizationId: z.string().optional() }),
     handler: async (ctx) => {
       const { me, body } = ctx;
-      const orgId = targetOrganization(me, body.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+      const orgId = activeOrganization(me, body.organizationId);
       const actor = await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_ALLOWED_TO_CREATE_TEAMS, { team: ['create'] });
       const team = ctx.em.create(Team, { organization: actor.organization, name: body.name });
       await ctx.em.flush();
@@ -47,8 +46,7 @@ export const teamEndpoints: AuthEndpoint[] = [
     body: z.object({ teamId: z.string(), organizationId: z.string().optional() }),
     handler: async (ctx) => {
       const { me, body } = ctx;
-      const orgId = targetOrganization(me, body.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+      const orgId = activeOrganization(me, body.organizationId);
       await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_ALLOWED_TO_DELETE_TEAMS, { team: ['delete'] });
       const team = isUuid(body.teamId) ? await ctx.em.findOne(Team, { id: body.teamId, organization: orgId }) : null;
       if (!team) throw ORG_ERRORS.TEAM_NOT_FOUND();
@@ -65,9 +63,8 @@ export const teamEndpoints: AuthEndpoint[] = [
     query: z.object({ organizationId: z.string().optional() }),
     handler: async (ctx) => {
       const { me, query: q } = ctx;
-      const orgId = targetOrganization(me, q.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
-      if (!(await findMember(ctx.em, orgId, me.user.id))) throw ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN();
+      const orgId = activeOrganization(me, q.organizationId);
+      await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN);
       const teams = await ctx.em.find(Team, { organization: orgId }, { orderBy: { createdAt: 'asc' } });
       return teams.map(baTeam);
     },

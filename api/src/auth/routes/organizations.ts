@@ -19,7 +19,7 @@ import {
 import { clearActiveFor, loadOrganization, organizationCreationDecision } from '../../modules/organizations/membership-rules.ts';
 import { createOrganizationWithOwner, emitOrganizationUpdated } from '../../modules/organizations/service.ts';
 import { slugSchema } from '../../modules/organizations/schemas.ts';
-import { metadataInput, requireMember, targetOrganization } from './organization-shared.ts';
+import { metadataInput, requireMember, targetOrganization, activeOrganization } from './organization-shared.ts';
 
 export const organizationEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -196,8 +196,7 @@ export const organizationEndpoints: AuthEndpoint[] = [
     }),
     handler: async (ctx) => {
       const { me, body } = ctx;
-      const orgId = targetOrganization(me, body.organizationId);
-      if (!orgId) throw ORG_ERRORS.NO_ACTIVE_ORGANIZATION();
+      const orgId = activeOrganization(me, body.organizationId);
       const member = await findMember(ctx.em, orgId, me.user.id);
       if (!member) throw new AuthError(401, 'User is not a member of the organization');
       return { error: null, success: hasPermission(member.role, body.permissions ?? body.permission ?? {}, body.connector) };
