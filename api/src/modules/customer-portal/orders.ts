@@ -5,14 +5,14 @@
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
+import { paginated, sortingQuery } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { customerAuth, listOf } from '../../kit/route-helpers.ts';
 import { Order } from '../orders/entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from '../orders/invoice.ts';
-import { listOrders } from '../orders/list.ts';
+import { listOrders, orderListQueryFields } from '../orders/list.ts';
 import { ORDER_POPULATE, orderInvoiceSchema, orderSchema, serializeOrder } from '../orders/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
 import { productSchema } from '../products/schemas.ts';
@@ -59,11 +59,7 @@ export const routes: RouteSpec[] = [
     tags: ['customer-portal'],
     auth: read,
     query: z.object({
-      ...paginationQuery,
-      organization_id: queryList(z.uuid()).optional(),
-      product_id: queryList(z.uuid()).optional(),
-      product_billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
-      product_price_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+      ...orderListQueryFields,
       subscription_id: queryList(z.uuid()).optional(),
       query: z.string().trim().max(255).optional(),
       sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'organization', 'product', 'subscription']),

@@ -23,7 +23,7 @@ import {
   serializeLicenseKey,
   serializeLicenseKeyWithActivations,
 } from '../license-keys/schemas.ts';
-import { activateLicenseKey, deactivateLicenseKey, validateLicenseKey } from '../license-keys/service.ts';
+import { activateLicenseKey, deactivateLicenseKey, licenseKeyPage, validateLicenseKey } from '../license-keys/service.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product } from '../products/entities.ts';
 import { PRODUCT_POPULATE, serializeProductPublic } from '../products/schemas.ts';
@@ -255,12 +255,7 @@ export const routes = [
       if (query.organization_id) where.organization = { $in: query.organization_id };
       if (query.benefit_id) where.benefit = { $in: query.benefit_id };
       const scope = await checkoutScope(em, asCustomer(principal));
-      const [items, total] = await em.findAndCount(LicenseKey, withinScope(where, scope?.licenseKeyIds), {
-        populate: ['customer'],
-        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      return paginated(items.map(serializeLicenseKey), total, query);
+      return licenseKeyPage(em, withinScope(where, scope?.licenseKeyIds), query);
     },
   }),
   route({

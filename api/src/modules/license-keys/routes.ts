@@ -1,13 +1,13 @@
 /** /v1/license-keys (seller): list, read, update, and read one activation. */
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
+import { paginationQuery } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { idParams, listOf, sellerAuth, updateRoute } from '../../kit/route-helpers.ts';
 import { scopedOrganizationIds } from '../organizations/scope.ts';
-import { LicenseKey, LicenseKeyActivation } from './entities.ts';
-import { findVisibleLicenseKey, updateLicenseKey } from './service.ts';
+import { LicenseKeyActivation } from './entities.ts';
+import { findVisibleLicenseKey, licenseKeyPage, updateLicenseKey } from './service.ts';
 import {
   licenseKeyActivationReadSchema,
   licenseKeySchema,
@@ -37,12 +37,7 @@ export const routes = [
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.benefit_id) where.benefit = { $in: query.benefit_id };
-      const [items, total] = await em.findAndCount(LicenseKey, where, {
-        populate: ['customer'],
-        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      return paginated(items.map(serializeLicenseKey), total, query);
+      return licenseKeyPage(em, where, query);
     },
   }),
   route({

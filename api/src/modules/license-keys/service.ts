@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
+import { pageOffset, paginated } from '../../kit/pagination.ts';
 import { BadRequest, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
 import type { Benefit } from '../benefits/entities.ts';
 import type { Customer } from '../customers/entities.ts';
@@ -219,4 +220,14 @@ export async function updateLicenseKey(tx: EntityManager, principal: Principal, 
   if (body.expires_at !== undefined) key.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
   await tx.flush();
   return serializeLicenseKey(key);
+}
+
+/** A page of the license keys matching `where` (the caller scopes it), newest first. */
+export async function licenseKeyPage(em: EntityManager, where: Record<string, unknown>, page: { page: number; limit: number }) {
+  const [items, total] = await em.findAndCount(LicenseKey, where, {
+    populate: ['customer'],
+    orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    ...pageOffset(page),
+  });
+  return paginated(items.map(serializeLicenseKey), total, page);
 }

@@ -3,10 +3,21 @@
  * seller's organizations, or the session customer within their checkout's reach) and its populate;
  * the filters, sorting and page are the same.
  */
+import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
-import { pageOffset } from '../../kit/pagination.ts';
+import { pageOffset, paginationQuery } from '../../kit/pagination.ts';
+import { queryList } from '../../kit/validation.ts';
 import { Order } from './entities.ts';
 import { orderOrderBy, orderProductFilter } from './schemas.ts';
+
+/** The page and filters both order lists take (each adds its own). */
+export const orderListQueryFields = {
+  ...paginationQuery,
+  organization_id: queryList(z.uuid()).optional(),
+  product_id: queryList(z.uuid()).optional(),
+  product_billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+  product_price_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+};
 
 export interface OrderListQuery {
   page: number;

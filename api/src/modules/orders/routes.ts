@@ -4,7 +4,7 @@
  */
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
+import { paginated, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
@@ -12,7 +12,7 @@ import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
-import { listOrders } from './list.ts';
+import { listOrders, orderListQueryFields } from './list.ts';
 import { ORDER_POPULATE, orderInvoiceSchema, orderSchema, serializeOrder } from './schemas.ts';
 
 const READ: AuthRequirement = sellerAuth('orders:read');
@@ -27,11 +27,7 @@ export const routes: RouteSpec[] = [
     tags: ['orders'],
     auth: READ,
     query: z.object({
-      ...paginationQuery,
-      organization_id: queryList(z.uuid()).optional(),
-      product_id: queryList(z.uuid()).optional(),
-      product_billing_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
-      product_price_type: queryList(z.enum(['one_time', 'recurring'])).optional(),
+      ...orderListQueryFields,
       discount_id: queryList(z.uuid()).optional(),
       customer_id: queryList(z.uuid()).optional(),
       checkout_id: queryList(z.uuid()).optional(),
