@@ -72,24 +72,36 @@ export async function startTestServer(
     deps,
     databaseUrl,
     async close() {
-      await listener?.stop();
-      // The checkout-expiry sweeper of this task queue ends with the test file, also when a worker
-      // process of the test (not this server) started it on this server's task queue.
-      await deps.temporal.workflow
-        .getHandle(checkoutExpirySweeperWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
-        .terminate('test finished')
-        .catch(() => {});
-      if (worker) {
-        // The long-lived dispatcher of this task queue ends with the test file.
+      // A teardown that hangs is a leak (a connection never released, a response never read): say
+      // which step waits instead of failing the file's afterAll with a bare hook timeout.
+      let step = 'outbox listener';
+      const waiting = setInterval(() => console.error(`[harness] close() of ${url} still waiting on: ${step}`), 60_000);
+      try {
+        await listener?.stop();
+        step = 'terminating the checkout-expiry sweeper';
+        // The checkout-expiry sweeper of this task queue ends with the test file, also when a worker
+        // process of the test (not this server) started it on this server's task queue.
         await deps.temporal.workflow
-          .getHandle(outboxDispatcherWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
+          .getHandle(checkoutExpirySweeperWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
           .terminate('test finished')
           .catch(() => {});
-        worker.shutdown();
-        await running;
+        if (worker) {
+          step = 'worker shutdown';
+          // The long-lived dispatcher of this task queue ends with the test file.
+          await deps.temporal.workflow
+            .getHandle(outboxDispatcherWorkflowId(cfg.TEMPORAL_TASK_QUEUE))
+            .terminate('test finished')
+            .catch(() => {});
+          worker.shutdown();
+          await running;
+        }
+        step = 'HTTP server close (a connection still active)';
+        await new Promise((r) => server.close(r));
+        step = 'closeDeps (Temporal connection, processor pool, ORM pool)';
+        await closeDeps(deps);
+      } finally {
+        clearInterval(waiting);
       }
-      await new Promise((r) => server.close(r));
-      await closeDeps(deps);
       if (ownDatabase) await dropDatabase(databaseUrl).catch(() => {});
     },
   };
