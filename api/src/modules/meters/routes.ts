@@ -20,8 +20,7 @@ import {
   serializeMeter,
   TIME_INTERVALS,
 } from './schemas.ts';
-import { rebuildRollup } from './rollups.ts';
-import { createMeter, listMeterIds, meterCondition, meterQuantities, updateMeter } from './service.ts';
+import { listMeterIds, meterCondition, meterQuantities, saveMeterChange, saveNewMeter } from './service.ts';
 
 const idParams = z.object({ id: z.uuid() });
 const datetime = isoDateTime().transform((v) => new Date(v));
@@ -47,10 +46,7 @@ export const routes = [
     response: meterSchema,
     async handler({ body, principal, em }) {
       const organizationId = await resolveWriteOrganization(em, principal, body.organization_id);
-      const meter = createMeter(em, organizationId, body);
-      await em.flush();
-      await rebuildRollup(em.fork(), meter.id);
-      return serializeMeter(meter);
+      return serializeMeter(await saveNewMeter(em, organizationId, body));
     },
   }),
   route({
@@ -109,13 +105,7 @@ export const routes = [
     body: meterUpdateSchema,
     response: meterSchema,
     async handler({ params, body, principal, em }) {
-      const meter = await findMeter(em, principal, params.id);
-      const before = JSON.stringify([meter.filter, meter.aggregation]);
-      updateMeter(meter, body);
-      await em.flush();
-      // A changed filter or aggregation invalidates the rollups: rebuild them from the raw events.
-      if (JSON.stringify([meter.filter, meter.aggregation]) !== before) await rebuildRollup(em.fork(), meter.id);
-      return serializeMeter(meter);
+      return serializeMeter(await saveMeterChange(em, await findMeter(em, principal, params.id), body));
     },
   }),
   route({

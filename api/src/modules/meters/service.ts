@@ -42,6 +42,23 @@ export function updateMeter(
   if (input.metadata != null) meter.metadata = input.metadata;
 }
 
+/** A new meter saved, with its rollups built from the events already ingested. */
+export async function saveNewMeter(em: EntityManager, organizationId: string, input: Parameters<typeof createMeter>[2]): Promise<Meter> {
+  const meter = createMeter(em, organizationId, input);
+  await em.flush();
+  await rebuildRollup(em.fork(), meter.id);
+  return meter;
+}
+
+/** A meter's change saved; a changed filter or aggregation invalidates its rollups, rebuilt from the raw events. */
+export async function saveMeterChange(em: EntityManager, meter: Meter, input: Parameters<typeof updateMeter>[1]): Promise<Meter> {
+  const before = JSON.stringify([meter.filter, meter.aggregation]);
+  updateMeter(meter, input);
+  await em.flush();
+  if (JSON.stringify([meter.filter, meter.aggregation]) !== before) await rebuildRollup(em.fork(), meter.id);
+  return meter;
+}
+
 const SORT_COLUMNS: Record<string, string> = { created_at: 'm."created_at"', name: 'm."name"' };
 
 /** Ids of one page of meters (in order) and the total, for the list route. */
