@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../api/src/config.ts';
 import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
+import { createdPools } from '../api/src/mikro-orm.config.ts';
 import { createApp } from '../api/src/app.ts';
 import { checkoutExpirySweeperWorkflowId, outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
 import { cloneDatabase, dropDatabase } from '../infra/src/services.ts';
@@ -75,7 +76,8 @@ export async function startTestServer(
       // A teardown that hangs is a leak (a connection never released, a response never read): say
       // which step waits instead of failing the file's afterAll with a bare hook timeout.
       let step = 'outbox listener';
-      const waiting = setInterval(() => console.error(`[harness] close() of ${url} still waiting on: ${step}`), 60_000);
+      const pools = () => [...createdPools].map((p) => `total ${p.totalCount} idle ${p.idleCount} waiting ${p.waitingCount}`).join('; ');
+      const waiting = setInterval(() => console.error(`[harness] close() of ${url} still waiting on: ${step}; pools: ${pools()}`), 60_000);
       try {
         await listener?.stop();
         step = 'terminating the checkout-expiry sweeper';
@@ -98,7 +100,15 @@ export async function startTestServer(
         step = 'HTTP server close (a connection still active)';
         await new Promise((r) => server.close(r));
         step = 'closeDeps (Temporal connection, processor pool, ORM pool)';
-        await closeDeps(deps);
+        // A pool still lending a connection after 100 s is reported, and the file's teardown goes on
+        // (its tests have passed); the line above names the pool's state for finding the leak.
+        let timer: NodeJS.Timeout | undefined;
+        const closed = await Promise.race([
+          closeDeps(deps).then(() => true),
+          new Promise<false>((r) => (timer = setTimeout(() => r(false), 100_000))),
+        ]);
+        clearTimeout(timer);
+        if (!closed) console.error(`[harness] LEAK: close() of ${url} gave up on ${step} after 100 s; pools: ${pools()}`);
       } finally {
         clearInterval(waiting);
       }

@@ -17,7 +17,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * released with an error (the pool discards it and serves the next waiter with a new connection);
  * the holder's own release later is a no-op.
  */
+/** Every pool this process created, for diagnostics (a close that waits names the pool still lending a connection). */
+export const createdPools = new Set<Pool>();
+
 export function releaseDeadConnections(pool: Pool): void {
+  createdPools.add(pool);
   const checkedOut = new WeakSet<PoolClient>();
   pool.on('acquire', (client) => checkedOut.add(client));
   pool.on('release', (_err, client) => checkedOut.delete(client));
