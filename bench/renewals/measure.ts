@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import type { Client } from '@temporalio/client';
+import { normalise } from '../checkout/pg-counter.ts';
 
 const TICK_MS = 1000 / (Number(execSync('getconf CLK_TCK').toString().trim()) || 100);
 
@@ -89,16 +90,6 @@ export interface StatementCounter {
   /** Stops counting (the bench's own queries after the phase). */
   stop(): void;
 }
-
-const normalise = (sql: string) =>
-  sql
-    .replace(/\s+/g, ' ')
-    .replace(/'(?:[^']|'')*'/g, '?')
-    .replace(/\$\d+/g, '?')
-    .replace(/\b\d+\b/g, '?')
-    .replace(/\((?:\s*\?\s*,)+\s*\?\s*\)/g, '(?…)')
-    .replace(/(\(\?…\)\s*,\s*)+\(\?…\)/g, '(?…)…')
-    .trim();
 
 /**
  * Wraps `pg.Client#query` once for the process: every statement any pool in it sends is counted, but
