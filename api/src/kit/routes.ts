@@ -10,6 +10,7 @@ import { authorize, type AuthRequirement, type Principal } from './principals.ts
 import { RequestValidationError } from './errors.ts';
 import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
+import { RawJson } from './read-sql.ts';
 
 /**
  * What handlers receive as `ctx.deps`. Empty here (kit knows nothing of the modules); the composition
@@ -87,6 +88,7 @@ export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): v
       if (res.headersSent) return;
       const status = spec.status ?? 200;
       if (status === 204) res.status(204).end();
+      else if (result instanceof RawJson) res.status(status).type('application/json').send(result.text);
       else res.status(status).json(result);
     });
   }

@@ -1,14 +1,15 @@
 /** /v1/benefits: create, list, read, update, delete, and a benefit's grants. */
 import { z } from 'zod/v4';
-import { containsPattern } from '../../kit/db.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { createRoute, deleteRoute, getByIdRoute, idParams, listOf, sellerAuth, updateRoute } from '../../kit/route-helpers.ts';
-import { scopedOrganizationIds } from '../organizations/scope.ts';
-import { Benefit, BENEFIT_TYPES } from './entities.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { scopedOrganizationIds, visibleOrganizationIds } from '../organizations/scope.ts';
+import { benefitJson, listBenefitsJson } from './read-sql.ts';
+import { BENEFIT_TYPES } from './entities.ts';
 import { BenefitGrant, benefitGrantSchema, serializeBenefitGrant } from './grants.ts';
-import { benefitCreateSchema, benefitSchema, benefitUpdateSchema, serializeBenefit } from './schemas.ts';
+import { benefitCreateSchema, benefitSchema, benefitUpdateSchema } from './schemas.ts';
 import { createBenefit, deleteBenefit, findVisibleBenefit, updateBenefit } from './service.ts';
 
 const read = sellerAuth('benefits:read');
@@ -42,14 +43,7 @@ export const routes = [
     response: listOf(benefitSchema),
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const where: Record<string, unknown> = { organization: { $in: orgIds }, deletedAt: null };
-      if (query.type) where.type = { $in: query.type };
-      if (query.query) where.description = { $ilike: containsPattern(query.query) };
-      const [items, total] = await em.findAndCount(Benefit, where, {
-        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      return paginated(items.map(serializeBenefit), total, query);
+      return listBenefitsJson(em, { organizationIds: orgIds, types: query.type, query: query.query }, query.sorting, query);
     },
   }),
   getByIdRoute({
@@ -58,7 +52,11 @@ export const routes = [
     tags,
     auth: read,
     response: benefitSchema,
-    read: async ({ params, principal, em }) => serializeBenefit(await findVisibleBenefit(em, principal, params.id)),
+    read: async ({ params, principal, em }) => {
+      const json = await benefitJson(em, await visibleOrganizationIds(em, principal), params.id);
+      if (!json) throw ResourceNotFound('Benefit not found');
+      return json;
+    },
   }),
   updateRoute({
     path: '/v1/benefits/:id',

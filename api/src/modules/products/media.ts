@@ -22,3 +22,9 @@ export function serializeProductMedia(f: File): ProductMediaRead {
   if (!storage) throw new Error('serializeProductMedia: no storage (createDeps sets it)');
   return serializePublicFile(f, storage) as ProductMediaRead;
 }
+
+/** The public URL of the key `''`: a media file's URL is this prefix and its URL-encoded path. */
+export function mediaPublicUrlPrefix(): string {
+  if (!storage) throw new Error('mediaPublicUrlPrefix: no storage (createDeps sets it)');
+  return storage.publicUrl('');
+}

@@ -1,21 +1,14 @@
 /** /v1/products: create, list, read, update, and the product's benefits. */
 import { z } from 'zod/v4';
-import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
+import { paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { createRoute, getByIdRoute, idParams, listOf, sellerAuth, transact, updateRoute } from '../../kit/route-helpers.ts';
-import { scopedOrganizationIds } from '../organizations/scope.ts';
-import { Product } from './entities.ts';
-import {
-  PRODUCT_POPULATE,
-  productBenefitsUpdateSchema,
-  productCreateSchema,
-  productSchema,
-  productUpdateSchema,
-  serializeProduct,
-} from './schemas.ts';
-import { listProductIds } from './service.ts';
-import { addProduct, editProduct, findVisibleProduct, replaceProductBenefits } from './writes.ts';
+import { ResourceNotFound } from '../../kit/errors.ts';
+import { scopedOrganizationIds, visibleOrganizationIds } from '../organizations/scope.ts';
+import { productBenefitsUpdateSchema, productCreateSchema, productSchema, productUpdateSchema } from './schemas.ts';
+import { listProductsJson, productJson } from './read-sql.ts';
+import { addProduct, editProduct, replaceProductBenefits } from './writes.ts';
 
 const listSchema = listOf(productSchema);
 
@@ -53,7 +46,7 @@ export const productRoutes = [
     response: listSchema,
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const { ids, total } = await listProductIds(
+      return listProductsJson(
         em,
         {
           organizationIds: orgIds,
@@ -64,13 +57,6 @@ export const productRoutes = [
           benefitIds: query.benefit_id,
         },
         query.sorting,
-        pageOffset(query),
-      );
-      const products = ids.length ? await em.find(Product, { id: { $in: ids } }, { populate: PRODUCT_POPULATE }) : [];
-      const byId = new Map(products.map((p) => [p.id, p]));
-      return paginated(
-        ids.map((id) => serializeProduct(byId.get(id)!)),
-        total,
         query,
       );
     },
@@ -81,7 +67,11 @@ export const productRoutes = [
     tags,
     auth: read,
     response: productSchema,
-    read: async ({ params, principal, em }) => serializeProduct(await findVisibleProduct(em, principal, params.id)),
+    read: async ({ params, principal, em }) => {
+      const json = await productJson(em, await visibleOrganizationIds(em, principal), params.id);
+      if (!json) throw ResourceNotFound('Product not found');
+      return json;
+    },
   }),
   updateRoute({
     path: '/v1/products/:id',

@@ -307,13 +307,17 @@ const SORT_SQL: Record<string, string> = {
   price_amount: `case fp.amount_type when 'free' then -2 when 'custom' then coalesce(fp.minimum_amount, -1) when 'fixed' then fp.price_amount end`,
 };
 
-/** One page of product ids matching the filters, in `sorting` order, and the total count. */
-export async function listProductIds(
-  em: EntityManager,
-  f: ProductListFilters,
-  sorting: string[],
-  page: { limit: number; offset: number },
-): Promise<{ ids: string[]; total: number }> {
+/**
+ * The SQL of a product list: `from` (products `p` with its first live price `fp`, for sorting),
+ * `where` with its `params` (`?` placeholders) and the `sort` expressions of `sorting` (the caller adds `p.id asc` last).
+ * `listProductIds` and the list read (`read-sql.ts` `productListQuery`) use it.
+ */
+export function productListSql(f: ProductListFilters, sorting: string[]): {
+  from: string;
+  where: string;
+  params: unknown[];
+  sort: { expr: string; dir: 'asc' | 'desc' }[];
+} {
   const where: string[] = [];
   const params: unknown[] = [];
   const inList = (column: string, values: string[]) => {
@@ -338,23 +342,31 @@ export async function listProductIds(
       params.push(...f.benefitIds);
     }
   }
-  const whereSql = where.join(' and ');
-  const orderSql = [
-    ...sorting.map((s) => `${SORT_SQL[s.replace(/^-/, '')]} ${s.startsWith('-') ? 'desc' : 'asc'}`),
-    'p.id asc',
-  ].join(', ');
-  const rows = await em.execute<{ id: string }[]>(
-    `select p.id from products p
+  const from = `products p
      left join lateral (
        select pp.amount_type, pp.price_amount, pp.minimum_amount from product_prices pp
        where pp.product_id = p.id and pp.is_archived = false
        order by (pp.amount_type <> 'metered_unit') desc, pp.created_at asc, pp.id asc limit 1
-     ) fp on true
-     where ${whereSql} order by ${orderSql} limit ? offset ?`,
+     ) fp on true`;
+  const sort = sorting.map((s) => ({ expr: SORT_SQL[s.replace(/^-/, '')]!, dir: s.startsWith('-') ? ('desc' as const) : ('asc' as const) }));
+  return { from, where: where.join(' and '), params, sort };
+}
+
+/** One page of product ids matching the filters, in `sorting` order, and the total count. */
+export async function listProductIds(
+  em: EntityManager,
+  f: ProductListFilters,
+  sorting: string[],
+  page: { limit: number; offset: number },
+): Promise<{ ids: string[]; total: number }> {
+  const { from, where, params, sort } = productListSql(f, sorting);
+  const orderBy = [...sort.map((c) => `${c.expr} ${c.dir}`), 'p.id asc'].join(', ');
+  const rows = await em.execute<{ id: string }[]>(
+    `select p.id from ${from} where ${where} order by ${orderBy} limit ? offset ?`,
     [...params, page.limit, page.offset],
   );
   const counted = await em.execute<{ count: string | number }[]>(
-    `select count(*) as count from products p where ${whereSql}`,
+    `select count(*) as count from products p where ${where}`,
     params,
   );
   return { ids: rows.map((r) => r.id), total: Number(counted[0]?.count ?? 0) };

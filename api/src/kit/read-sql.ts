@@ -1,0 +1,81 @@
+/**
+ * Reads without the ORM: PostgreSQL builds the response's JSON and returns it as text, one statement
+ * per request, and the route sends that text as it is (no hydration, no JSON.parse/JSON.stringify).
+ *
+ * A module provides the SQL of its read model as an expression (`products/read-sql.ts`
+ * `productJsonSql`, `benefits/read-sql.ts` `benefitJsonSql`) and calls `jsonPage` for a list or
+ * `jsonOne` for a single record. The JSON must be exactly what the module's `serializeX` returns:
+ * the module's tests compare both on the same rows.
+ *
+ * Fragments here never contain `?` (the statement's placeholders): values that are not user input
+ * (a configured URL) are embedded with `sqlLiteral`, everything else is a parameter.
+ */
+import type { EntityManager } from './db.ts';
+import type { Page } from './pagination.ts';
+
+/** A response body that is already JSON text; `mount` (kit/routes.ts) sends it unchanged. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** A text value as an SQL string literal (standard_conforming_strings: only `'` is special). */
+export function sqlLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** An SQL timestamptz expression as JSON text the way `Date#toISOString()` writes it (ms, `Z`); null stays null. */
+export function isoSql(expr: string): string {
+  return `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+export interface JsonPageQuery {
+  /**
+   * The matched rows: `select <alias>.id, <the columns orderBy uses> from ... where ...`. Its
+   * placeholders are `?`, their values in `params`.
+   */
+  matched: string;
+  params: unknown[];
+  /** ORDER BY over the columns of `matched` (alias `m`), ending with a unique key (`m.id asc`). */
+  orderBy: string;
+  /** The JSON expression of one item given the expression of its id (e.g. `productJsonSql`). */
+  item: (idExpr: string) => string;
+}
+
+/**
+ * One page of a list as the response body `{"items": [...], "pagination": {"total_count",
+ * "max_page"}}` (what `paginated` builds), in one statement: the count and the page's items come
+ * from the same `matched` rows.
+ */
+export async function jsonPage(em: EntityManager, q: JsonPageQuery, page: Page): Promise<RawJson> {
+  const sql = `with m as (${q.matched}),
+    pg as (select m.id, row_number() over (order by ${q.orderBy}) as n from m order by ${q.orderBy} limit ? offset ?),
+    c as (select count(*) as t from m)
+    select json_build_object(
+      'items', coalesce((select json_agg(${q.item('pg.id')} order by pg.n) from pg), '[]'::json),
+      'pagination', json_build_object('total_count', c.t, 'max_page', ceil(c.t / ?::numeric)::int)
+    )::text as body from c`;
+  const rows = await em.execute<{ body: string }[]>(sql, [...q.params, page.limit, (page.page - 1) * page.limit, page.limit]);
+  return new RawJson(rows[0]!.body);
+}
+
+/**
+ * One record's JSON, or null when `where` (over alias `x` of `table`) matches no row: the caller
+ * answers 404. `where` must include the caller's scope (organization ids).
+ */
+export async function jsonOne(
+  em: EntityManager,
+  q: { table: string; where: string; params: unknown[]; item: (idExpr: string) => string },
+): Promise<RawJson | null> {
+  const rows = await em.execute<{ body: string }[]>(
+    `select ${q.item('x.id')}::text as body from ${q.table} x where ${q.where} limit 1`,
+    q.params,
+  );
+  return rows.length ? new RawJson(rows[0]!.body) : null;
+}
+
+/** `in (?, ?, ...)` for a list of values, or `false` for an empty list; pushes the values onto `params`. */
+export function sqlIn(column: string, values: readonly unknown[], params: unknown[]): string {
+  if (!values.length) return 'false';
+  params.push(...values);
+  return `${column} in (${values.map(() => '?').join(', ')})`;
+}
