@@ -151,7 +151,11 @@ export async function applyBenefitActionIn(
   await tx.flush();
   if (isNew) emitGrantEvent(tx, 'benefit_grant.created', g, null);
   else if (status === 'granted' || previous.error !== g.properties.error) emitGrantEvent(tx, 'benefit_grant.updated', g, previous);
-  if (status === 'granted' && opts.stateChanged !== false) await emitStateChanged(tx, g);
+  if (opts.stateChanged === false) {
+    // The caller flushes after its other changes (and writes customer.state_changed): the event goes with them.
+    return { status, grantId: g.id, ...(detail ? { detail } : {}) };
+  }
+  if (status === 'granted') await emitStateChanged(tx, g);
   await tx.flush();
   return { status, grantId: g.id, ...(detail ? { detail } : {}) };
 }

@@ -162,9 +162,9 @@ async function createOrderIn(tx: EntityManager, c: Checkout, pm: PaymentMethod |
   }
   await tx.populate(order, ORDER_POPULATE);
   const data = serializeOrder(order);
+  // Written by the caller's next flush (or the commit), with its other rows: one INSERT of the events less.
   emitEvent(tx, orgId, 'order.created', data);
   if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
-  await tx.flush();
   return { order, previousProductId };
 }
 
@@ -253,7 +253,9 @@ export async function fulfilCheckout(
     if (!c?.customer || (c.status !== 'confirmed' && c.status !== 'succeeded')) return null;
     const links = await benefitLinks(tx, c.product.id);
     const external = links.filter((l) => SHARED_ACCESS_TYPES.has(l.type)).map((l) => l.benefit_id);
-    const existing = await tx.findOne(Order, { checkout: c.id }, { populate: ['customer', 'product', 'organization'] });
+    // Usually there is none: a plain lookup first, the order and its graph only when a retry finds one.
+    const [found] = await tx.execute<{ id: string }[]>(`select "id" from "orders" where "checkout_id" = ?`, [c.id]);
+    const existing = found ? await tx.findOneOrFail(Order, { id: found.id }, { populate: ['customer', 'product', 'organization'] }) : null;
     if (existing) {
       const succeeded = c.status === 'succeeded';
       const subscriptionId = existing.subscription?.id ?? null;
