@@ -4,7 +4,9 @@
  * credential each operation is meant for (tests/fuzz/schemathesis.ts). Prints operations, requests,
  * failures and each failing operation.
  *
- *   npx tsx bench/fuzz/run.ts [--examples 15] [--seed N] [--phases examples,coverage,fuzzing] [--workers 2] [--gate] [--echo] [--output file]
+ *   npx tsx bench/fuzz/run.ts [--examples 15] [--seed N] [--phases examples,coverage,fuzzing] [--workers 2] [--gate] [--echo] [--output file] [-- <schemathesis run options>]
+ *
+ * Options after `--` go to `schemathesis run` as they are (`--include-path-regex '^/v1/products'`, `--continue-on-failure`).
  *
  * Needs PostgreSQL and Temporal (`npm start`) and .venv/bin/schemathesis (`node infra/bootstrap.mjs`).
  * Figures: docs/hardening.md.
@@ -26,6 +28,8 @@ const EXAMPLES = Number(arg('examples') ?? 15);
 const SEED = arg('seed') === undefined ? undefined : Number(arg('seed'));
 const PHASES = arg('phases');
 const WORKERS = Number(arg('workers') ?? 2);
+const dashes = process.argv.indexOf('--');
+const EXTRA = dashes >= 0 ? process.argv.slice(dashes + 1) : [];
 
 const base = loadConfig();
 const dbUrl = new URL(base.DATABASE_URL);
@@ -59,6 +63,7 @@ try {
     checks: process.argv.includes('--gate') ? CHECKS : ALL_CHECKS,
     echo: process.argv.includes('--echo'),
     outputFile: arg('output'),
+    extraArgs: EXTRA,
   });
   if (!process.argv.includes('--echo')) console.log(r.output.split('\n').slice(-60).join('\n'));
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}`);

@@ -139,7 +139,7 @@ export const routes: RouteSpec[] = [
     // Prefill; a value that does not validate is ignored rather than failing the buyer's visit.
     query: z.object({
       customer_email: z.string().max(320).optional(),
-      customer_name: z.string().max(256).optional(),
+      customer_name: z.string().max(255).optional(),
       discount_code: z.string().max(256).optional(),
       amount: z.string().max(16).optional(),
     }),

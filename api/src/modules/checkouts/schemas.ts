@@ -25,7 +25,7 @@ import { CHECKOUT_STATUSES, type Checkout, type CheckoutStatus } from './entitie
 import { TRIAL_INTERVALS, checkoutTrialPeriod, serializeTrial, trialInputFields, trialOutFields } from '../trials/index.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
-const nameSchema = z.string().trim().max(256);
+const nameSchema = z.string().trim().max(255); // checkouts.customer_name is a varchar(255)
 const taxIdSchema = z.string().trim().min(1).max(255);
 const ipSchema = z.union([z.ipv4(), z.ipv6()]);
 /** Answers by custom field slug; each is checked against the product's attached fields. */

@@ -35,7 +35,7 @@ export type PortalCustomerRead = z.infer<typeof portalCustomerSchema>;
 /** PATCH /customers/me: every key optional; `tax_id` is a plain string checked against the billing country. */
 export const portalCustomerUpdateSchema = z.object({
   email: customerEmailSchema.nullish(),
-  name: z.string().trim().max(256).nullish(),
+  name: z.string().trim().max(255).nullish(),
   billing_address: billingAddressSchema.nullish(),
   tax_id: z.string().trim().max(255).nullish(),
 });

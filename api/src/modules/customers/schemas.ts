@@ -62,7 +62,7 @@ export const customerEmailSchema = z
   .pipe(z.email())
   .transform((e) => e.toLowerCase());
 const externalIdSchema = z.string().min(1).max(255);
-const nameSchema = z.string().trim().max(256);
+const nameSchema = z.string().trim().max(255); // customers.name is a varchar(255)
 
 export const customerCreateSchema = z.object({
   email: customerEmailSchema,

@@ -9,12 +9,17 @@ export const DEFAULT_CLIENT_SCOPE = OAUTH2_SCOPES.join(' ');
 
 const uri = z.url({ protocol: /^https?$/ }).max(2048);
 
+const scopeAlternatives = `(?:${OAUTH2_SCOPES.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+/** Known scopes separated by spaces, as the document's pattern (the refinement below is the same rule). */
+const SCOPE_LIST_PATTERN = `^ *(?:${scopeAlternatives}(?: +${scopeAlternatives})* *)?$`;
+
 /** A space-separated scope list of known scopes, without duplicates. */
 export const scopeString = z
   .string()
   .max(4096)
   .refine((v) => v.split(' ').filter(Boolean).every((s) => OAUTH2_SCOPES.includes(s)), { message: 'Unknown scope' })
-  .transform((v) => [...new Set(v.split(' ').filter(Boolean))].join(' '));
+  .transform((v) => [...new Set(v.split(' ').filter(Boolean))].join(' '))
+  .meta({ pattern: SCOPE_LIST_PATTERN });
 
 export const clientConfigurationSchema = z.object({
   redirect_uris: z.array(uri).min(1).max(20),
