@@ -4,8 +4,10 @@
  * credential each operation is meant for (tests/fuzz/schemathesis.ts). Prints operations, requests,
  * failures and each failing operation.
  *
- *   npx tsx bench/fuzz/run.ts [--examples 15] [--seed N] [--phases examples,coverage,fuzzing] [--workers 2] [--gate] [--echo] [--output file] [-- <schemathesis run options>]
+ *   npx tsx bench/fuzz/run.ts [--examples 15] [--seed N] [--phases examples,coverage,fuzzing] [--workers 2] [--deterministic] [--duplicates] [--gate] [--echo] [--output file] [-- <schemathesis run options>]
  *
+ * A seed alone draws random cases from it (the same seed, the same run); --deterministic: schemathesis'
+ * fixed generation (the test's). --duplicates: the coverage phase also repeats query parameters.
  * Options after `--` go to `schemathesis run` as they are (`--include-path-regex '^/v1/products'`, `--continue-on-failure`).
  *
  * Needs PostgreSQL and Temporal (`npm start`) and .venv/bin/schemathesis (`node infra/bootstrap.mjs`).
@@ -57,6 +59,8 @@ try {
   const r = await runSchemathesis(server.url, creds, {
     maxExamples: EXAMPLES,
     seed: SEED,
+    deterministic: process.argv.includes('--deterministic'),
+    duplicateQueryParameters: process.argv.includes('--duplicates'),
     phases: PHASES,
     workers: WORKERS,
     // Every check, positive_data_acceptance included (business-rule 422s show up there); --gate: the test's.
@@ -69,7 +73,7 @@ try {
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}`);
   console.log(
     `schemathesis: ${r.operations} operations, ${r.requests} requests, ${r.failures} failing operations, ` +
-      `${r.errors} errored, ${r.seconds.toFixed(0)} s, ${EXAMPLES} examples/operation, exit ${r.exitCode}`,
+      `${r.errors} errored, ${r.seconds.toFixed(0)} s, ${EXAMPLES} examples/operation, seed ${SEED ?? 'random'}, exit ${r.exitCode}`,
   );
   const byCheck = new Map<string, number>();
   for (const f of r.failed) for (const code of f.match(/ST\d+ [^,→]+/g) ?? []) byCheck.set(code.trim(), (byCheck.get(code.trim()) ?? 0) + 1);

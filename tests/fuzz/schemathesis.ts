@@ -75,7 +75,7 @@ export async function fuzzCredentials(url: string): Promise<Credentials> {
 }
 
 /** schemathesis.toml: one credential per security scheme of the document (public routes take none). */
-export function writeConfig(creds: Credentials, file: string): void {
+export function writeConfig(creds: Credentials, file: string, opts: { duplicateQueryParameters?: boolean } = {}): void {
   writeFileSync(
     file,
     [
@@ -89,7 +89,7 @@ export function writeConfig(creds: Credentials, file: string): void {
       // parameters say nothing about these routes' validation; NUL bytes are tests/security's subject.
       '[phases.coverage]',
       'unexpected-methods = []',
-      'generate-duplicate-query-parameters = false',
+      `generate-duplicate-query-parameters = ${opts.duplicateQueryParameters ? 'true' : 'false'}`,
       '[generation]',
       'allow-x00 = false',
       // 413 (body over the size limit) is a rejection too.
@@ -116,6 +116,10 @@ export interface FuzzResult {
 export interface FuzzOptions {
   maxExamples: number;
   seed?: number;
+  /** With a seed: the same cases on every run (the test). false: random generation from the seed (the long run). */
+  deterministic?: boolean;
+  /** Coverage phase: also send query parameters twice (`?limit=1&limit=2`). */
+  duplicateQueryParameters?: boolean;
   phases?: string;
   checks?: string[];
   workers?: number;
@@ -133,7 +137,7 @@ export async function runSchemathesis(url: string, creds: Credentials, opts: Fuz
   const dir = mkdtempSync(path.join(os.tmpdir(), 'emporia-fuzz-'));
   try {
     const config = path.join(dir, 'schemathesis.toml');
-    writeConfig(creds, config);
+    writeConfig(creds, config, { duplicateQueryParameters: opts.duplicateQueryParameters });
     const args = [
       '--config-file', config,
       'run', `${url}/openapi.json`,
@@ -142,7 +146,8 @@ export async function runSchemathesis(url: string, creds: Credentials, opts: Fuz
       '--workers', String(opts.workers ?? 2),
       '--output-truncate', 'true',
       '--request-timeout', '30',
-      ...(opts.seed !== undefined ? ['--seed', String(opts.seed), '--generation-deterministic'] : []),
+      ...(opts.seed !== undefined ? ['--seed', String(opts.seed)] : []),
+      ...(opts.seed !== undefined && opts.deterministic !== false ? ['--generation-deterministic'] : []),
       ...(opts.phases ? ['--phases', opts.phases] : []),
       ...(opts.extraArgs ?? []),
     ];
