@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Config } from './config.ts';
 import { initOrm } from './kit/db.ts';
 import { createLogger, type Logger } from './kit/logger.ts';
@@ -38,6 +39,7 @@ declare module './kit/routes.ts' {
 const SANDBOX_POOL_MAX = 4;
 
 const closers = new WeakMap<Deps, () => Promise<void>>();
+const sandboxOrms = new WeakMap<Deps, () => Promise<MikroORM> | undefined>();
 
 export async function createDeps(cfg: Config, name: string): Promise<Deps> {
   const orm = await initOrm(cfg, allEntities);
@@ -60,6 +62,7 @@ export async function createDeps(cfg: Config, name: string): Promise<Deps> {
     processor,
     integrations: createIntegrations(cfg),
   };
+  sandboxOrms.set(deps, () => sandboxOrm);
   closers.set(deps, async () => {
     if (sandboxOrm) await (await sandboxOrm).close();
   });
@@ -67,8 +70,15 @@ export async function createDeps(cfg: Config, name: string): Promise<Deps> {
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
-  deps.mailer.close();
+  await deps.mailer.close();
   await deps.temporal.connection.close();
   await closers.get(deps)?.();
   await deps.orm.close();
+}
+
+/** The connection pools `deps` opened: the ORM's, and the sandbox processor's once it has been used. */
+export async function depsPools(deps: Deps): Promise<Pool[]> {
+  const sandbox = sandboxOrms.get(deps)?.();
+  const orms = sandbox ? [deps.orm, await sandbox] : [deps.orm];
+  return Promise.all(orms.map((orm) => orm.driver.getConnection().getNativeClient() as Promise<Pool>));
 }
