@@ -34,6 +34,14 @@ const PROPERTIES_SQL: Record<BenefitType, (bp: string) => string> = {
  * `serializeBenefit`'s order; `is_tax_applicable` only on custom benefits.
  */
 export function benefitJsonSql(b: string): string {
+  let sql = benefitSql.get(b);
+  if (sql === undefined) benefitSql.set(b, (sql = buildBenefitJsonSql(b)));
+  return sql;
+}
+/** The statements' text is the same for every request: built once per alias. */
+const benefitSql = new Map<string, string>();
+
+function buildBenefitJsonSql(b: string): string {
   const properties = `case ${b}.type ${Object.entries(PROPERTIES_SQL)
     .map(([type, sql]) => `when '${type}' then ${sql(`${b}.properties`)}`)
     .join(' ')} end`;

@@ -72,6 +72,15 @@ function priceJsonSql(pp: string, mt: string, p: string): string {
  */
 export function productJsonSql(idExpr: string): string {
   const urlPrefix = mediaPublicUrlPrefix();
+  const key = `${urlPrefix} ${idExpr}`;
+  let sql = productSql.get(key);
+  if (sql === undefined) productSql.set(key, (sql = buildProductJsonSql(idExpr, urlPrefix)));
+  return sql;
+}
+/** The statements' text is the same for every request: built once per id expression. */
+const productSql = new Map<string, string>();
+
+function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
   return `(select json_build_object(
     'id', p.id, 'created_at', ${isoSql('p.created_at')}, 'modified_at', ${isoSql('p.modified_at')},
     'name', p.name, 'description', p.description, 'recurring_interval', p.recurring_interval,
