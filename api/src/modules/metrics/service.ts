@@ -69,31 +69,195 @@ function filterSql(alias: string, q: MetricsQuery, params: SqlParams): string {
   return where.join(' and ');
 }
 
+/**
+ * The figures, from the 15-minute aggregates the order and subscription triggers keep (see
+ * docs/performance.md) when the query allows it: no customer filter, at most one product, no
+ * billing-type filter, and every period edge on a quarter hour; otherwise from the rows.
+ */
 export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[]> {
-  const params = new SqlParams();
+  const billing = new Set(q.billingTypes ?? []);
+  if (!q.customerIds?.length && (q.productIds?.length ?? 0) <= 1 && billing.size !== 1) {
+    const fromBuckets = await computeMetricsFromBuckets(em, q);
+    if (fromBuckets) return fromBuckets;
+  }
+  return computeMetricsFromRows(em, q);
+}
+
+/**
+ * The periods (ts, p_start, p_end). Hours step through absolute time (a local series would repeat
+ * or skip an hour at DST changes); days and longer step through local calendar time, so a day is
+ * always the local day.
+ */
+function periodsSql(q: MetricsQuery, params: SqlParams): string {
   const tz = params.add(q.timezone, 'text');
   // The unit is a whitelisted literal (the zod enum), never user text.
   const unit = `'${q.interval}'`;
   const step = `interval '1 ${q.interval}'`;
   const start = params.add(q.startDate, 'date');
   const end = params.add(q.endDate, 'date');
-  // Hours step through absolute time (a local series would repeat or skip an hour at DST changes);
-  // days and longer step through local calendar time, so a day is always the local day.
-  const periodsSql =
-    q.interval === 'hour'
-      ? `select ts, date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} as p_start,
-                date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} + interval '1 hour' as p_end
-         from generate_series(${start}::timestamp at time zone ${tz},
-                              (${end}::timestamp + interval '1 day' - interval '1 microsecond') at time zone ${tz},
-                              interval '1 hour') as ts`
-      : `select local_ts at time zone ${tz} as ts,
-                date_trunc(${unit}, local_ts) at time zone ${tz} as p_start,
-                (date_trunc(${unit}, local_ts) + ${step}) at time zone ${tz} as p_end
-         from generate_series(${start}::timestamp, ${end}::timestamp + interval '1 day' - interval '1 microsecond', ${step}) as local_ts`;
+  return q.interval === 'hour'
+    ? `select ts, date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} as p_start,
+              date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} + interval '1 hour' as p_end
+       from generate_series(${start}::timestamp at time zone ${tz},
+                            (${end}::timestamp + interval '1 day' - interval '1 microsecond') at time zone ${tz},
+                            interval '1 hour') as ts`
+    : `select local_ts at time zone ${tz} as ts,
+              date_trunc(${unit}, local_ts) at time zone ${tz} as p_start,
+              (date_trunc(${unit}, local_ts) + ${step}) at time zone ${tz} as p_end
+       from generate_series(${start}::timestamp, ${end}::timestamp + interval '1 day' - interval '1 microsecond', ${step}) as local_ts`;
+}
+
+/** Period class of the aggregates: its gaps are clamped beyond the longest period of the interval. */
+const BUCKET_CLASS: Record<MetricsInterval, number> = { hour: 0, day: 0, week: 1, month: 2, year: 3 };
+
+/**
+ * One statement over metrics_order_buckets and metrics_subscription_buckets (quarter-hour bucket
+ * numbers b; a period is the buckets [ps, pe)). An order bucket row counts in the period its
+ * bucket falls in, as an order would; its subscription started in the period when
+ * b - pe < start_gap <= b - ps and before it when start_gap > b - ps; it is the first of its
+ * subscription in the period (renewed_subscriptions, distinct) when renew_gap > b - ps.
+ * Subscriptions recorded as ending before they started are read from their rows. Null when a
+ * period edge is not on a quarter hour (a historical local-mean-time offset).
+ */
+export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[] | null> {
+  const params = new SqlParams();
+  const periods = periodsSql(q, params);
+  const orgs = params.add(q.organizationIds, 'uuid[]');
+  const product = q.productIds?.length ? params.add(q.productIds[0], 'uuid') : null;
+  const productOf = (alias: string) => (product ? ` and ${alias}.product_id = ${product}` : '');
+  const renewGap = product ? 'renew_gap_product' : 'renew_gap_org';
+  const sql = `
+    with periods as (${periods}),
+    numbered as (
+      select ts, p_start, p_end, row_number() over (order by ts) as k,
+             extract(epoch from p_start) as ps_s, extract(epoch from p_end) as pe_s
+      from periods
+    ),
+    bounds as (
+      select min(p_start) as lo, max(p_end) as hi,
+             array_agg(p_start order by p_start) as starts, array_agg(p_end order by p_end) as ends,
+             bool_and(ps_s % 900 = 0 and pe_s % 900 = 0) as aligned,
+             (min(ps_s) / 900)::int as lo_b, (max(pe_s) / 900)::int as hi_b
+      from numbered
+    ),
+    buckets as (
+      select (n.ps_s / 900)::int as ps, (n.pe_s / 900)::int as pe, n.*
+      from numbered n
+    ),
+    order_rows as (
+      select r.bucket, r.kind, r.start_gap, r.${renewGap} as renew_gap, r.n, r.net,
+             b.starts[width_bucket(to_timestamp(r.bucket * 900), b.starts)] as p_key
+      from bounds b
+      join metrics_order_buckets r on r.organization_id = any(${orgs}) and r.class = ${BUCKET_CLASS[q.interval]}
+        and r.bucket >= b.lo_b and r.bucket < b.hi_b${productOf('r')}
+      where b.aligned
+    ),
+    order_figures as (
+      select p.ts,
+             sum(r.n) as orders,
+             sum(r.net) as revenue,
+             ceil(sum(r.net)::numeric / sum(r.n)::numeric) as average_order_value,
+             sum(r.n) filter (where r.kind = 0) as one_time_products,
+             sum(r.net) filter (where r.kind = 0) as one_time_products_revenue,
+             sum(r.net) filter (where r.kind = 1 and r.start_gap <= r.bucket - p.ps and r.start_gap > r.bucket - p.pe) as new_subscriptions_revenue,
+             sum(r.n) filter (where r.kind = 1 and r.renew_gap > r.bucket - p.ps) as renewed_subscriptions,
+             sum(r.net) filter (where r.kind = 1 and r.start_gap > r.bucket - p.ps) as renewed_subscriptions_revenue
+      from buckets p
+      join order_rows r on r.p_key = p.p_start and r.bucket < p.pe
+      group by p.ts
+    ),
+    sub_rows as (
+      select to_timestamp(s.bucket * 900) as at, s.started_n, s.started_mrr, s.ended_n, s.ended_mrr
+      from bounds b
+      join metrics_subscription_buckets s on s.organization_id = any(${orgs}) and s.bucket < b.hi_b${productOf('s')}
+      where b.aligned
+    ),
+    odd_subs as (
+      select s.started_at, s.ended_at,
+             case when s.recurring_interval = 'year' then round(s.amount::numeric / 12) else s.amount end as mrr,
+             width_bucket(s.started_at, b.ends) as started_before,
+             width_bucket(s.ended_at, b.starts) as ended_before
+      from subscriptions s
+      cross join bounds b
+      where s.organization_id = any(${orgs})${productOf('s')} and s.ended_at < s.started_at
+        and s.started_at < b.hi and s.ended_at >= b.lo and b.aligned
+    ),
+    starts as (
+      select at, started_n as n from sub_rows where started_n <> 0 and at >= (select lo from bounds)
+      union all
+      select started_at, 1 from odd_subs
+    ),
+    new_subs as (
+      select p.ts, sum(st.n) as new_subscriptions
+      from numbered p
+      join starts st on st.at >= p.p_start and st.at < p.p_end
+      cross join bounds b
+      where b.starts[width_bucket(st.at, b.starts)] = p.p_start
+      group by p.ts
+    ),
+    active_deltas as (
+      select k, sum(n) as n, sum(m) as m
+      from (
+        select width_bucket(sr.at, b.ends) + 1 as k, sr.started_n as n, sr.started_mrr as m from sub_rows sr cross join bounds b
+        union all
+        select width_bucket(sr.at, b.starts) + 1, -sr.ended_n, -sr.ended_mrr from sub_rows sr cross join bounds b
+        union all
+        select started_before + 1, 1, mrr from odd_subs
+        union all
+        select greatest(started_before, ended_before) + 1, -1, -mrr from odd_subs
+      ) d
+      group by k
+    ),
+    active as (
+      select p.ts,
+             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
+             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
+      from numbered p
+      left join active_deltas d on d.k = p.k
+    ),
+    figures as (
+      select p.ts,
+             coalesce(o.orders, 0) as orders,
+             coalesce(o.revenue, 0) as revenue,
+             coalesce(o.average_order_value, 0) as average_order_value,
+             coalesce(o.one_time_products, 0) as one_time_products,
+             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
+             coalesce(n.new_subscriptions, 0) as new_subscriptions,
+             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
+             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
+             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
+             a.active_subscriptions,
+             a.monthly_recurring_revenue
+      from numbered p
+      left join order_figures o on o.ts = p.ts
+      left join new_subs n on n.ts = p.ts
+      join active a on a.ts = p.ts
+    )
+    select f.ts, orders, revenue, sum(revenue) over (order by f.ts) as cumulative_revenue, average_order_value,
+           one_time_products, one_time_products_revenue, new_subscriptions, new_subscriptions_revenue,
+           renewed_subscriptions, renewed_subscriptions_revenue, active_subscriptions, monthly_recurring_revenue,
+           (select aligned from bounds) as aligned
+    from figures f
+    order by f.ts`;
+  const { rows } = await runSql<Record<string, unknown>>(em, sql, params.values);
+  if (rows.some((row) => row.aligned !== true)) return null;
+  return rows.map(toPeriod);
+}
+
+function toPeriod(row: Record<string, unknown>): MetricsPeriod {
+  const period = { timestamp: new Date(row.ts as string | Date) } as MetricsPeriod;
+  for (const slug of METRIC_SLUGS) period[slug] = Number(row[slug]);
+  return period;
+}
+
+/** The figures from the orders and subscriptions themselves, in one pass over the range. */
+export async function computeMetricsFromRows(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[]> {
+  const params = new SqlParams();
+  const periods = periodsSql(q, params);
   const orderFilter = filterSql('o', q, params);
   const subFilter = filterSql('s', q, params);
   const sql = `
-    with periods as (${periodsSql}),
+    with periods as (${periods}),
     numbered as (select ts, p_start, p_end, row_number() over (order by ts) as k from periods),
     bounds as (
       select min(p_start) as lo, max(p_end) as hi,
@@ -182,9 +346,5 @@ export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promis
     from figures
     order by ts`;
   const { rows } = await runSql<Record<string, unknown>>(em, sql, params.values);
-  return rows.map((row) => {
-    const period = { timestamp: new Date(row.ts as string | Date) } as MetricsPeriod;
-    for (const slug of METRIC_SLUGS) period[slug] = Number(row[slug]);
-    return period;
-  });
+  return rows.map(toPeriod);
 }
