@@ -12,6 +12,7 @@ import { runSql } from '../../api/src/modules/events/sql.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Meter, type Aggregation, type Filter, type FilterClause } from '../../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../../api/src/modules/meters/service.ts';
+import { mergeRollups } from '../../api/src/modules/meters/rollups.ts';
 import type { TimeInterval } from '../../api/src/modules/meters/schemas.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { call, createCustomer, usageSeller } from '../catalogue/events-helpers.ts';
@@ -186,24 +187,32 @@ describe('meter rollups', () => {
           aggregation: aggregationArb,
           change: fc.option(fc.record({ filter: fc.option(filterArb), aggregation: fc.option(aggregationArb) }), { nil: null }),
           queries: fc.array(queryArb, { minLength: 1, maxLength: 4 }),
+          /** Whether the rollups merge the ingested batches before the queries (else they read them as the unmerged tail). */
+          merged: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
         }),
         async (run) => {
           const em = srv.deps.orm.em.fork();
           await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
           await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
 
+          const merge = async (i: number) => {
+            if (run.merged[i]) await mergeRollups(srv.deps.orm.em.fork(), s.organization.id);
+          };
           await ingest(run.before, run.batchSizes);
+          await merge(0);
           const created = await call(srv, s.token, 'POST', '/v1/meters/', { name: 'Property', filter: run.filter, aggregation: run.aggregation });
           expect(created.status).toBe(201);
           const meterId: string = created.body.id;
           // Later batches, many of them late (timestamps anywhere in the past window).
           await ingest(run.after, run.batchSizes);
+          await merge(1);
           for (const q of run.queries.slice(0, 2)) await compare(meterId, q, [...run.before, ...run.after]);
           if (run.change) {
             const body = { filter: run.change.filter, aggregation: run.change.aggregation };
             expect((await call(srv, s.token, 'PATCH', `/v1/meters/${meterId}`, body)).status).toBe(200);
           }
           await ingest(run.afterChange, run.batchSizes);
+          await merge(2);
           for (const q of run.queries) await compare(meterId, q, [...run.before, ...run.after, ...run.afterChange]);
         },
       ),
@@ -225,6 +234,7 @@ describe('meter rollups', () => {
     await ingest([ev(4, 5), ev('x', 6)], [2]);
     await ingest([ev(7, 10), ev(-3, 20)], [2]);
     await ingest([ev(5, 30)], [1]); // neither the extreme values: the merge must keep them
+    await mergeRollups(em, s.organization.id);
     const expected = { count: 5, sum: 13, max: 7, min: -3, avg: 13 / 4 };
     for (const [func, id] of Object.entries(ids)) {
       const q = await call(
@@ -318,5 +328,96 @@ describe('meter rollups', () => {
     expect(q.body.quantities.map((b: { quantity: number }) => b.quantity)).toEqual([2, 5]);
     const { rows } = await runSql<{ n: string }>(em, 'select count(*) as n from "meter_rollups" where "meter_id" = $1', [created.body.id]);
     expect(Number(rows[0]!.n)).toBe(2);
+  });
+
+  it('count events committed but never merged (as after a crash), and a later merge neither loses nor repeats them', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
+    const created = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Crash',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'sum', property: 'a' },
+    });
+    await ingest([{ name: 'api', at: 2 * HOUR, who: { customer: 0 }, system: false, metadata: { a: 3 } }], [1]);
+    await mergeRollups(em, s.organization.id);
+    // Written by a process that died before its merge: committed, never merged.
+    await runSql(
+      em,
+      `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "metadata")
+       values (gen_random_uuid(), now(), $1, 'api', 'user', $2, $3, '{"a": 4}'), (gen_random_uuid(), now(), $4, 'api', 'user', $2, $3, '{"a": 5}')`,
+      [new Date(BASE + 2 * HOUR + 60_000), s.organization.id, customers[0]!.id, new Date(BASE + 7 * HOUR)],
+    );
+    const range = `start_timestamp=${new Date(BASE).toISOString()}&end_timestamp=${new Date(BASE + 10 * HOUR).toISOString()}&interval=day`;
+    const read = async () => (await call(srv, s.token, 'GET', `/v1/meters/${created.body.id}/quantities?${range}`)).body.quantities;
+    const rolledSum = async () =>
+      Number((await runSql<{ n: string }>(em, 'select coalesce(sum("vsum"), 0) as n from "meter_rollups" where "meter_id" = $1', [created.body.id])).rows[0]!.n);
+    expect(await rolledSum()).toBe(3);
+    expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 12 }]);
+    await mergeRollups(em, s.organization.id);
+    expect(await rolledSum()).toBe(12);
+    await mergeRollups(em, s.organization.id);
+    expect(await rolledSum()).toBe(12);
+    expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 12 }]);
+  });
+
+  it('stay exact under concurrent ingest through the API with merges running meanwhile', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
+    const created = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Concurrent',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api' }] },
+      aggregation: { func: 'sum', property: 'a' },
+    });
+    const body = (k: number) => ({
+      events: Array.from({ length: 25 }, (_, i) => ({
+        name: i % 4 ? 'api' : 'upload',
+        timestamp: new Date(BASE + (((k * 25 + i) * 1_234_567) % (SPAN_HOURS * HOUR))).toISOString(),
+        ...(i % 5 ? { customer_id: customers[i % 3]!.id } : { external_customer_id: 'ext-9' }),
+        metadata: { a: (k * 3 + i) % 11 },
+      })),
+    });
+    let merging = true;
+    const merger = (async () => {
+      while (merging) await mergeRollups(srv.deps.orm.em.fork(), s.organization.id);
+    })();
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, k) => call(srv, s.token, 'POST', '/v1/events/ingest', body(k))));
+    merging = false;
+    await merger;
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+    expect(answers.reduce((n, a) => n + a.body.inserted, 0)).toBe(400);
+    const q: GenQuery = { interval: 'hour', start: -HOUR / 3, length: SPAN_HOURS * HOUR, near: null, endNear: null, utcOffsetMinutes: 0, who: 'all' };
+    await compare(created.body.id, q, []);
+    await mergeRollups(em, s.organization.id);
+    const { rows } = await runSql<{ rolled: string; raw: string }>(
+      em,
+      `select (select sum("vsum") from "meter_rollups" where "meter_id" = $1) as rolled,
+              (select sum(("metadata" ->> 'a')::numeric) from "events" where "organization_id" = $2 and "name" = 'api') as raw`,
+      [created.body.id, s.organization.id],
+    );
+    expect(Number(rows[0]!.rolled)).toBe(Number(rows[0]!.raw));
+    for (const who of ['all', 'c0', 'ext-9'] as const) await compare(created.body.id, { ...q, who }, []);
+  });
+
+  it('refuse a batch naming a deleted or foreign customer with a 422 at those indexes, writing nothing', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    const other = await usageSeller(srv);
+    const foreign = await createCustomer(srv, other.organization.id, { externalId: null });
+    const events = [
+      { name: 'api', customer_id: customers[0]!.id },
+      { name: 'api', customer_id: customers[3]!.id }, // soft-deleted
+      { name: 'api', external_customer_id: 'ext-1' },
+      { name: 'api', customer_id: foreign.id },
+      { name: 'api', customer_id: customers[3]!.id },
+    ];
+    const res = await call(srv, s.token, 'POST', '/v1/events/ingest', { events });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([1, 3, 4].map((i) => ['body', 'events', i, 'customer_id']));
+    const { rows } = await runSql<{ n: string }>(em, 'select count(*) as n from "events" where "organization_id" = $1', [s.organization.id]);
+    expect(Number(rows[0]!.n)).toBe(0);
+    const ok = await call(srv, s.token, 'POST', '/v1/events/ingest', { events: [events[0], events[2]] });
+    expect(ok.body).toEqual({ inserted: 2 });
   });
 });

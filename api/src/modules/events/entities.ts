@@ -35,6 +35,8 @@ export const Event = defineEntity({
     /** The seller's own customer id; matched against `customers.external_id` when read. */
     externalCustomerId: p.string().nullable(),
     metadata: p.json<Metadata>(),
+    /** The id of the transaction that wrote the row (a column default): what rollup merges and reads compare with a meter's `rolled_snapshot`. */
+    xid: p.bigint().nullable().defaultRaw('(pg_current_xact_id()::text::bigint)').lazy(),
   },
   indexes: [
     { name: 'events_organization_name_timestamp_index', properties: ['organization', 'name', 'timestamp'] },
@@ -44,6 +46,10 @@ export const Event = defineEntity({
       properties: ['organization', 'externalCustomerId', 'timestamp'],
     },
     { name: 'events_organization_timestamp_index', properties: ['organization', 'timestamp'] },
+    {
+      name: 'events_xid_brin',
+      expression: 'create index "events_xid_brin" on "events" using brin ("xid") with (pages_per_range = 16, autosummarize = on)',
+    },
   ],
 });
 export type Event = InferEntity<typeof Event>;

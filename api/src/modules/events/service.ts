@@ -1,6 +1,7 @@
 /**
- * Event ingestion and reads. Ingestion is all-or-nothing and takes one statement per batch,
- * whatever its size (customer check, insert and rollup merge together). Reads are raw parameterized
+ * Event ingestion and reads. Ingestion is all-or-nothing and takes one round trip per batch,
+ * whatever its size: the customer check and a COPY of the rows in one transaction; the meters'
+ * rollups merge the batch after it commits (`meters/rollups.ts`). Reads are raw parameterized
  * SQL scoped to the caller's organizations; the customer embedded in each event is resolved by
  * `customer_id`, or else by the external id against the organization's live customers.
  */
@@ -12,7 +13,9 @@ import { visibleOrganizationIds } from '../organizations/scope.ts';
 import type { EventSource } from './entities.ts';
 import type { CustomerRow, EventCreate, EventRow } from './schemas.ts';
 import { metadataQuerySql, runSql, SqlParams } from './sql.ts';
-import { forgetIngestMeters, ingestMeters, ingestSql, inOwnTransaction, STALE_METERS } from '../meters/rollups.ts';
+import { scheduleMerge } from '../meters/rollups.ts';
+import { copyField, copyIn, literal } from './copy.ts';
+import { randomUUID } from 'node:crypto';
 
 /** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
 export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
@@ -116,14 +119,18 @@ export async function insertEvents(
   return (await writeEvents(em, rows, source, ingestedAt, false)).inserted;
 }
 
+/** SQLSTATE raised by `events_check_customers` (the unknown customer ids in DETAIL). */
+const UNKNOWN_CUSTOMERS = 'P0R02';
+
 /**
- * One statement per batch, whatever its size (`meters/rollups.ts` `ingestSql`): the batch travels
- * as one JSON parameter, optionally checks that every customer_id is a live customer of the event's
- * organization (`refused` lists the indexes that are not, and nothing is written), inserts the
- * events and merges them into the organizations' meter rollups under their rollup locks.
- * Outside a transaction it is the whole write (autocommit), with the meter definitions this process
- * has cached (a stale cache fails the statement's guard: reload and retry). Inside the caller's
- * transaction the rollup locks are taken and the definitions read first, so nothing can fail it.
+ * Writes a batch; `refused` lists the indexes of events whose customer_id is not a live customer of
+ * the event's organization (when `checkCustomers`), and then nothing is written.
+ * - Outside a transaction: one simple-query message on a connection of its own, run by PostgreSQL
+ *   as one transaction: `events_check_customers` over the batch's (organization, customer_id) pairs,
+ *   then COPY of the rows (COPY text built here; the values are validated, every text escaped).
+ * - Inside the caller's transaction: one INSERT … SELECT FROM json_to_recordset, with the same check.
+ * Either way the organizations' rollup merges are scheduled (a merge that runs before the caller
+ * commits leaves these events above its horizon, still counted by reads, for the next merge).
  */
 async function writeEvents(
   em: EntityManager,
@@ -134,48 +141,73 @@ async function writeEvents(
 ): Promise<{ inserted: number; refused: number[] }> {
   if (!rows.length) return { inserted: 0, refused: [] };
   const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : d);
-  const batch = JSON.stringify(
-    rows.map((r, i) => ({
-      i,
-      ts: iso(r.timestamp),
-      name: r.name,
-      org: r.organizationId,
-      customer: r.customerId ?? null,
-      external: r.externalCustomerId ?? null,
-      metadata: r.metadata ?? {},
-    })),
-  );
-  const orgIds = rows.map((r) => r.organizationId);
-  const run = async (db: EntityManager, mode: 'cached' | 'locked') => {
-    const params = new SqlParams();
-    const sql = ingestSql(
-      {
-        rows: `select * from json_to_recordset(${params.add(batch, 'json')})
-          as x(i int, ts timestamptz, name text, org uuid, customer uuid, external text, metadata jsonb)`,
-        bad: checkCustomers
-          ? `select t.i from t where t.customer is not null and not exists (
-               select 1 from "customers" c where c."id" = t.customer and c."organization_id" = t.org and c."deleted_at" is null)`
-          : 'select null::int as i where false',
-        createdAt: params.add(ingestedAt.toISOString(), 'timestamptz'),
-        source: params.add(source, 'text'),
-        ...(await ingestMeters(db, orgIds, mode)),
-      },
-      params,
-    );
-    const { rows: result } = await runSql<{ n: number; bad: number[] }>(db, sql, params.values);
-    return { inserted: Number(result[0]?.n ?? 0), refused: result[0]?.bad ?? [] };
-  };
-  if (em.isInTransaction()) return run(em, 'locked');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      return await run(em, 'cached');
-    } catch (err) {
-      if ((err as { code?: string }).code !== STALE_METERS) throw err;
-      forgetIngestMeters(orgIds);
+  const orgIds = [...new Set(rows.map((r) => r.organizationId))];
+  let inserted: number;
+  if (!em.isInTransaction()) {
+    const pairs = new Map<string, [string, string]>();
+    if (checkCustomers) for (const r of rows) if (r.customerId) pairs.set(`${r.organizationId}:${r.customerId}`, [r.organizationId, r.customerId]);
+    const arr = (values: string[]) => literal(`{${values.join(',')}}`);
+    const check = pairs.size
+      ? `select "events_check_customers"(${arr([...pairs.values()].map((p) => p[0]))}::uuid[], ${arr([...pairs.values()].map((p) => p[1]))}::uuid[]);`
+      : '';
+    const created = ingestedAt.toISOString();
+    let data = '';
+    for (const r of rows) {
+      data += `${randomUUID()}\t${created}\t${copyField(iso(r.timestamp))}\t${copyField(r.name)}\t${source}\t${r.organizationId}\t${
+        r.customerId ?? '\\N'
+      }\t${copyField(r.externalCustomerId ?? null)}\t${copyField(JSON.stringify(r.metadata ?? {}))}\n`;
     }
+    try {
+      inserted = await copyIn(
+        em,
+        check,
+        'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin',
+        data,
+      );
+    } catch (err) {
+      const e = err as { code?: string; detail?: string };
+      if (e.code !== UNKNOWN_CUSTOMERS) throw err;
+      const unknown = new Set((e.detail ?? '').split(','));
+      const refused: number[] = [];
+      rows.forEach((r, i) => {
+        if (r.customerId && unknown.has(r.customerId)) refused.push(i);
+      });
+      return { inserted: 0, refused };
+    }
+  } else {
+    const params = new SqlParams();
+    const batch = JSON.stringify(
+      rows.map((r, i) => ({
+        i,
+        ts: iso(r.timestamp),
+        name: r.name,
+        org: r.organizationId,
+        customer: r.customerId ?? null,
+        external: r.externalCustomerId ?? null,
+        metadata: r.metadata ?? {},
+      })),
+    );
+    const bad = checkCustomers
+      ? `select t.i from t where t.customer is not null and not exists (
+           select 1 from "customers" c where c."id" = t.customer and c."organization_id" = t.org and c."deleted_at" is null)`
+      : 'select null::int as i where false';
+    const sql = `with t as materialized (
+        select * from json_to_recordset(${params.add(batch, 'json')})
+          as x(i int, ts timestamptz, name text, org uuid, customer uuid, external text, metadata jsonb)),
+      bad as (${bad}),
+      ins as (
+        insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
+        select gen_random_uuid(), ${params.add(ingestedAt.toISOString(), 'timestamptz')}, t.ts, t.name, ${params.add(source, 'text')},
+          t.org, t.customer, t.external, coalesce(t.metadata, '{}'::jsonb)
+        from t where not exists (select 1 from bad)
+        returning 1)
+      select (select count(*) from ins)::int as n, coalesce((select array_agg(b.i order by b.i) from bad b), '{}') as bad`;
+    const { rows: result } = await runSql<{ n: number; bad: number[] }>(em, sql, params.values);
+    if (result[0]?.bad.length) return { inserted: 0, refused: result[0].bad };
+    inserted = Number(result[0]?.n ?? 0);
   }
-  // Definitions changing under every attempt: read them under the locks instead.
-  return inOwnTransaction(em, (tx) => run(tx, 'locked'));
+  scheduleMerge(em, orgIds);
+  return { inserted, refused: [] };
 }
 
 export interface EventQuery {

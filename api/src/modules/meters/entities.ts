@@ -33,6 +33,8 @@ export const Meter = defineEntity({
      * rollups whose definition differs from the meter's are rebuilt before use.
      */
     rollup: p.json<MeterDefinition>().nullable().lazy(),
+    /** The snapshot whose committed events the rollups hold (`rollups.ts`: merged after commit); null until built. */
+    rolledSnapshot: p.string().columnType('pg_snapshot').nullable().lazy(),
   },
 });
 export type Meter = InferEntity<typeof Meter>;

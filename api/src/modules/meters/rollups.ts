@@ -2,24 +2,28 @@
  * Meter rollups (issue #22): hourly pre-aggregates of each meter's matching events, so quantities
  * read a few rows per hour and customer instead of every raw event.
  *
- * - Kept at ingestion: the one ingest statement (`ingestSql`) inserts the batch and merges its
- *   matching events into `meter_rollups` through a data-modifying CTE (one INSERT … ON CONFLICT DO
- *   UPDATE for all the organization's meters, rows in key order so concurrent batches lock them in
- *   the same order). A meter's filter is evaluated per event, so any filter and any aggregation is
- *   exact; late events simply land in their (past) hour. The meter definitions come from a
- *   per-process cache (`ingestMeters`), checked inside the statement by `meter_rollups_guard`.
+ * - Merged after commit, off the ingest request: every event row records the id of the transaction
+ *   that wrote it (`events.xid`, a column default), and every meter the snapshot whose committed
+ *   events its rollups hold (`meters.rolled_snapshot`). `mergeRollups` (scheduled by `scheduleMerge`
+ *   once an ingest has committed, coalescing the batches that commit meanwhile) takes a fresh
+ *   snapshot, merges each meter's events visible in it but not in its `rolled_snapshot` (one
+ *   INSERT … ON CONFLICT DO UPDATE, rows in key order) and stores the new snapshot in the same
+ *   transaction. A crash between an ingest's commit and its merge loses nothing (the events wait,
+ *   counted by reads, for the next merge) and counts nothing twice (rollups and snapshot move
+ *   together). A transaction open for long elsewhere does not hold merges back (visibility is per
+ *   transaction, not a horizon). A meter's filter is evaluated per event, so any filter and any
+ *   aggregation is exact; late events land in their (past) hour.
  * - Built or rebuilt from the raw events by `rebuildRollup` (meter created, filter or aggregation
- *   changed, or rollups never built, e.g. meters from before this table). `meters.rollup` records
- *   the definition the rows reflect; a meter whose definition differs is rebuilt before it is read.
- * - Consistency with ingestion: ingest statements hold the organization's rollup advisory lock in
- *   shared mode until they commit (taken by `meter_rollups_guard`, which then checks with a fresh
- *   snapshot that the definitions the statement carries are those the rollups follow, else fails
- *   the statement with P0R01); a rebuild holds it exclusively, so its scan sees every committed
- *   event and every later batch carries the rebuilt meter.
- * - Reads (`rollupQuantities`): whole UTC hours from the rollups, the partial hours at either end
- *   of the range (start or end not on an hour boundary; the end is inclusive) from the raw events,
- *   combined per bucket with the same arithmetic as the raw aggregation (count = Σn, sum = Σvsum,
- *   min/max of the parts, avg = Σvsum / Σvn in numeric), so the result equals a raw scan exactly.
+ *   changed, or never built): every event visible in a fresh snapshot. `meters.rollup` records the
+ *   definition the rows reflect; a meter whose definition differs is rebuilt before it is read.
+ *   Merges and rebuilds of an organization take its rollup advisory lock; ingestion takes none.
+ * - Reads (`rollupQuantities`): whole UTC hours from the rollups plus the events of those hours not
+ *   merged yet (xid not visible in `rolled_snapshot`, at or above its xmin: a BRIN index on xid finds
+ *   them), the partial hours at either end of the range (start or end not on an hour boundary; the
+ *   end is inclusive) from the raw events, combined per bucket with the same arithmetic as the raw
+ *   aggregation (count = Σn, sum = Σvsum, min/max of the parts, avg = Σvsum / Σvn in numeric), so
+ *   the result equals a raw scan exactly. The statement re-reads `rolled_snapshot` in its own
+ *   snapshot; a merge that committed since the caller read it makes the caller read it again.
  */
 import type { EntityManager } from '../../kit/db.ts';
 import { runSql, SqlParams } from '../events/sql.ts';
@@ -30,6 +34,12 @@ const HOUR = 3_600_000;
 
 /** Advisory lock key of an organization's rollups (a SQL expression over a uuid placeholder). */
 const lockKey = (org: string) => `hashtextextended('meter-rollups:' || ${org}::text, 0)`;
+
+/** Whether event `e` was committed as of snapshot `snap` (a SQL expression); null xids predate the snapshots. */
+const visibleIn = (snap: string) => `pg_visible_in_snapshot(e."xid"::text::xid8, ${snap})`;
+/** The lowest transaction id a snapshot (text form `xmin:xmax:xip,…`) does not see as finished. */
+const snapshotXmin = (snap: string) => snap.split(':')[0]!;
+const snapshotXmax = (snap: string) => snap.split(':')[1]!;
 
 /** Runs `work` in a transaction: the caller's when one is open, else a new one. */
 export async function inOwnTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -44,166 +54,143 @@ function valueSql(aggregation: Aggregation, params: SqlParams): string {
   return `case when jsonb_typeof(e."metadata" -> ${key}) = 'number' then (e."metadata" ->> ${key})::numeric end`;
 }
 
-/** Per (hour, customer_id, external_customer_id): the partial aggregates of a meter over `source e`. */
-function rollupSelect(meterId: string, organizationId: string, def: MeterDefinition, source: string, params: SqlParams): string {
+/** Per (hour, customer_id, external_customer_id): the partial aggregates of a meter over `source e` where `extra`. */
+function rollupSelect(meterId: string, organizationId: string, def: MeterDefinition, source: string, extra: string, params: SqlParams): string {
   return `select ${params.add(meterId, 'uuid')} as meter_id, date_trunc('hour', e."timestamp", 'UTC') as hour,
       e."customer_id", e."external_customer_id", count(*) as n, count(x.v) as vn, coalesce(sum(x.v), 0) as vsum,
       min(x.v) as vmin, max(x.v) as vmax
     from ${source} e cross join lateral (select ${valueSql(def.aggregation, params)} as v) x
-    where e."organization_id" = ${params.add(organizationId, 'uuid')} and ${compileFilter(def.filter, params, 'e.')}
+    where e."organization_id" = ${params.add(organizationId, 'uuid')} and ${extra} and ${compileFilter(def.filter, params, 'e.')}
     group by 2, 3, 4`;
 }
 
 const ROLLUP_COLUMNS = '"meter_id", "hour", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax"';
 
-export interface IngestMeter {
-  id: string;
-  organization_id: string;
-  rollup: MeterDefinition;
-}
-
-/** An organization's meters whose rollups are built, and their fingerprint (`meter_rollups_fingerprint`). */
-interface OrganizationMeters {
-  fingerprint: string;
-  meters: IngestMeter[];
-}
-
 /**
- * The meter definitions ingestion last read, per organization. Never trusted on its own: every
- * ingest statement carries the fingerprints it was built from and `meter_rollups_guard` checks them
- * under the rollup locks, so a stale entry costs one failed statement and a reload.
+ * Merges into every built rollup of the organization its events committed since the last merge
+ * (visible in a fresh snapshot, not in the meter's `rolled_snapshot`) and stores that snapshot, in
+ * one transaction under the organization's rollup lock. Returns the number of rollup rows written.
  */
-const ingestCache = new Map<string, OrganizationMeters>();
-const INGEST_CACHE_MAX = 10_000;
-
-/** SQLSTATE raised by `meter_rollups_guard` when the definitions a statement carries are stale. */
-export const STALE_METERS = 'P0R01';
-
-async function loadIngestMeters(em: EntityManager, orgs: string[]): Promise<Map<string, OrganizationMeters>> {
-  const { rows } = await runSql<{ organization_id: string; fingerprint: string; meters: { id: string; rollup: MeterDefinition }[] }>(
-    em,
-    `select o::text as organization_id, "meter_rollups_fingerprint"(o) as fingerprint,
-       coalesce((select json_agg(json_build_object('id', m."id", 'rollup', m."rollup") order by m."id") from "meters" m
-                 where m."organization_id" = o and m."rollup" is not null), '[]') as meters
-     from unnest($1::uuid[]) o`,
-    [orgs],
-  );
-  const out = new Map<string, OrganizationMeters>();
-  for (const r of rows) {
-    out.set(r.organization_id, {
-      fingerprint: r.fingerprint,
-      meters: r.meters.map((m) => ({ id: m.id, organization_id: r.organization_id, rollup: m.rollup })),
+export async function mergeRollups(em: EntityManager, organizationId: string): Promise<number> {
+  return inOwnTransaction(em, async (tx) => {
+    await runSql(tx, `select pg_advisory_xact_lock(${lockKey('$1::uuid')})`, [organizationId]);
+    const { rows } = await runSql<{ id: string; rollup: MeterDefinition; before: string; now: string }>(
+      tx,
+      `select m."id", m."rollup", m."rolled_snapshot"::text as before, pg_current_snapshot()::text as now from "meters" m
+       where m."organization_id" = $1 and m."rollup" is not null and m."rolled_snapshot" is not null`,
+      [organizationId],
+    );
+    if (!rows.length) return 0;
+    const now = rows[0]!.now;
+    const params = new SqlParams();
+    const nowParam = params.add(now, 'pg_snapshot');
+    const upTo = `e."xid" < ${params.add(snapshotXmax(now), 'bigint')} and ${visibleIn(nowParam)}`;
+    const selects = rows.map((m) => {
+      const before = params.add(m.before, 'pg_snapshot');
+      const since = `e."xid" >= ${params.add(snapshotXmin(m.before), 'bigint')} and not ${visibleIn(before)}`;
+      return rollupSelect(m.id, organizationId, m.rollup, '"events"', `${since} and ${upTo}`, params);
     });
-  }
-  return out;
+    const { rows: merged } = await runSql<{ n: number }>(
+      tx,
+      `with merged as (
+         insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
+         select * from (${selects.join(' union all ')}) u order by 1, 2, 3, 4
+         on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set
+           "n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
+           "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")
+         returning 1
+       ), moved as (
+         update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${params.add(
+           rows.map((m) => m.id),
+           'uuid[]',
+         )})
+       )
+       select count(*)::int as n from merged`,
+      params.values,
+    );
+    return merged[0]?.n ?? 0;
+  });
 }
 
+/** Merges waiting per organization: one runs at a time, later requests coalesce into one more. */
+const merges = new Map<string, { running: boolean; again: boolean }>();
+const MERGE_DELAY_MS = 50;
+
 /**
- * The organizations' meters whose rollups are built (the definitions they follow) and the
- * fingerprints an ingest statement passes to `meter_rollups_guard`.
- * - `cached`: from this process's cache (read on a miss); the guard in the statement verifies them.
- * - `locked`: takes the ingest side of the rollup locks first (in the caller's open transaction)
- *   and reads them fresh, so the guard cannot fail (for writes inside a larger transaction).
+ * Schedules `mergeRollups` for the organizations (after the caller's commit; a merge before it
+ * commits simply leaves its events to the next one). Failures are reported to `onError` and leave
+ * the events unmerged, where reads still count them and the next merge takes them.
  */
-export async function ingestMeters(
-  em: EntityManager,
-  organizationIds: string[],
-  mode: 'cached' | 'locked',
-): Promise<{ meters: IngestMeter[]; orgs: string[]; fingerprints: string[] }> {
-  const orgs = [...new Set(organizationIds)].sort();
-  let found: Map<string, OrganizationMeters>;
-  if (mode === 'locked') {
-    await runSql(em, `select pg_advisory_xact_lock_shared(${lockKey('s.o')}) from (select o from unnest($1::uuid[]) o order by o) s`, [orgs]);
-    found = await loadIngestMeters(em, orgs);
-  } else {
-    const missing = orgs.filter((o) => !ingestCache.has(o));
-    if (missing.length) {
-      if (ingestCache.size + missing.length > INGEST_CACHE_MAX) ingestCache.clear();
-      for (const [org, entry] of await loadIngestMeters(em, missing)) ingestCache.set(org, entry);
+export function scheduleMerge(em: EntityManager, organizationIds: string[], onError: (err: unknown) => void = () => undefined): void {
+  for (const org of new Set(organizationIds)) {
+    const state = merges.get(org);
+    if (state) {
+      state.again = true;
+      continue;
     }
-    found = ingestCache;
+    const entry = { running: false, again: false };
+    merges.set(org, entry);
+    const run = () => {
+      entry.running = true;
+      entry.again = false;
+      mergeRollups(em.fork(), org)
+        .catch(onError)
+        .finally(() => {
+          entry.running = false;
+          if (entry.again) setTimeout(run, MERGE_DELAY_MS).unref();
+          else merges.delete(org);
+        });
+    };
+    setTimeout(run, MERGE_DELAY_MS).unref();
   }
-  const entries = orgs.map((o) => found.get(o) ?? { fingerprint: '', meters: [] });
-  return { meters: entries.flatMap((e) => e.meters), orgs, fingerprints: entries.map((e) => e.fingerprint) };
-}
-
-/** Drops cached meter definitions (after the guard found them stale). */
-export function forgetIngestMeters(organizationIds: string[]): void {
-  for (const o of organizationIds) ingestCache.delete(o);
-}
-
-/**
- * The single ingest statement: `rows` is a SQL source of the batch (columns ts, name, org, customer,
- * external, metadata, i), `bad` a query over it giving the indexes `i` of events that must not be
- * written (then nothing is). The statement runs `meter_rollups_guard` before writing, inserts the
- * events and merges them into the given meters' rollups (one INSERT … ON CONFLICT DO UPDATE for all
- * of them, rows in key order so concurrent batches lock them in the same order). Its one row holds
- * the number inserted (`n`) and the refused indexes (`bad`).
- */
-export function ingestSql(
-  q: { rows: string; bad: string; createdAt: string; source: string; meters: IngestMeter[]; orgs: string[]; fingerprints: string[] },
-  params: SqlParams,
-): string {
-  const guard = `"meter_rollups_guard"(${params.add(q.orgs, 'uuid[]')}, ${params.add(q.fingerprints, 'text[]')})`;
-  const insert = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata")
-    select gen_random_uuid(), ${q.createdAt}, t.ts, t.name, ${q.source}, t.org, t.customer, t.external, coalesce(t.metadata, '{}'::jsonb)
-    from t cross join guard where guard.ok and not exists (select 1 from bad)
-    returning "timestamp", "organization_id", "customer_id", "external_customer_id", "name", "source", "metadata"`;
-  const selects = q.meters.map((m) => rollupSelect(m.id, m.organization_id, m.rollup, 'ins', params));
-  const merge = selects.length
-    ? `, merged as (
-      insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
-      select * from (${selects.join(' union all ')}) u order by 1, 2, 3, 4
-      on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set
-        "n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
-        "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")
-    )`
-    : '';
-  return `with t as materialized (${q.rows}),
-    bad as (${q.bad}),
-    guard as materialized (select ${guard} as ok),
-    ins as (${insert})${merge}
-    select (select count(*) from ins)::int as n, coalesce((select array_agg(b.i order by b.i) from bad b), '{}') as bad`;
 }
 
 /**
  * Rebuilds a meter's rollups from its raw events for its current definition, holding its
- * organization's rollup lock exclusively (waits for in-flight ingest batches, holds new ones until
- * commit). Runs in the caller's transaction or its own.
+ * organization's rollup lock (no merge runs meanwhile): every event visible in a fresh snapshot,
+ * which becomes the meter's `rolled_snapshot`. Runs in the caller's transaction or its own.
  */
 export async function rebuildRollup(em: EntityManager, meterId: string): Promise<void> {
   await inOwnTransaction(em, async (tx) => {
     const { rows: owner } = await runSql<{ organization_id: string }>(tx, 'select "organization_id" from "meters" where "id" = $1', [meterId]);
     if (!owner[0]) return;
     await runSql(tx, `select pg_advisory_xact_lock(${lockKey('$1::uuid')})`, [owner[0].organization_id]);
-    const { rows } = await runSql<{ organization_id: string; filter: Filter; aggregation: Aggregation }>(
+    const { rows } = await runSql<{ organization_id: string; filter: Filter; aggregation: Aggregation; now: string }>(
       tx,
-      'select "organization_id", "filter", "aggregation" from "meters" where "id" = $1 for update',
+      `select "organization_id", "filter", "aggregation", pg_current_snapshot()::text as now from "meters" where "id" = $1 for update`,
       [meterId],
     );
     const meter = rows[0];
     if (!meter) return;
     await runSql(tx, 'delete from "meter_rollups" where "meter_id" = $1', [meterId]);
     const params = new SqlParams();
-    const select = rollupSelect(meterId, meter.organization_id, meter, '"events"', params);
+    const below = `(e."xid" is null or ${visibleIn(params.add(meter.now, 'pg_snapshot'))})`;
+    const select = rollupSelect(meterId, meter.organization_id, meter, '"events"', below, params);
     await runSql(tx, `insert into "meter_rollups" (${ROLLUP_COLUMNS}) ${select}`, params.values);
     await runSql(
       tx,
-      `update "meters" set "rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation") where "id" = $1`,
-      [meterId],
+      `update "meters" set "rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), "rolled_snapshot" = $2::pg_snapshot
+       where "id" = $1`,
+      [meterId, meter.now],
     );
   });
 }
 
 /** Whether the meter's rollups follow its current filter and aggregation. */
 export async function rollupIsCurrent(em: EntityManager, meterId: string): Promise<boolean> {
-  const { rows } = await runSql<{ current: boolean }>(
+  return (await rollupState(em, meterId)).current;
+}
+
+/** Whether the meter's rollups follow its current definition, and the snapshot they hold (`rolled_snapshot`). */
+export async function rollupState(em: EntityManager, meterId: string): Promise<{ current: boolean; rolledSnapshot: string | null }> {
+  const { rows } = await runSql<{ current: boolean; rolled_snapshot: string | null }>(
     em,
-    `select coalesce("rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), false) as current
+    `select coalesce("rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), false)
+              and "rolled_snapshot" is not null as current, "rolled_snapshot"::text as rolled_snapshot
      from "meters" where "id" = $1`,
     [meterId],
   );
-  return rows[0]?.current ?? false;
+  return { current: rows[0]?.current ?? false, rolledSnapshot: rows[0]?.rolled_snapshot ?? null };
 }
 
 /**
@@ -253,14 +240,22 @@ export interface RollupQuery {
 }
 
 /**
- * Quantities per bucket (same rows as the raw query): whole hours of [start, end] from the
- * rollups, the partial hours at the ends from the raw events.
+ * Quantities per bucket (same rows as the raw query): whole hours of [start, end] from the rollups
+ * and the events not merged yet, the partial hours at the ends from the raw events. `rolledSnapshot`
+ * is the meter's `rolled_snapshot` the caller read; the statement checks it in its own snapshot and
+ * answers null when a merge moved it meanwhile (read it again and retry).
  */
-export async function rollupQuantities(em: EntityManager, q: RollupQuery): Promise<{ timestamp: Date; quantity: number }[]> {
-  const { params } = q;
+export async function rollupQuantities(
+  em: EntityManager,
+  q: RollupQuery & { rolledSnapshot: string },
+): Promise<{ timestamp: Date; quantity: number }[] | null> {
+  const params = new SqlParams();
+  params.values.push(...q.params.values);
   const interval = params.add(q.interval, 'text');
   const start = params.add(q.start.toISOString(), 'timestamptz');
   const end = params.add(q.end.toISOString(), 'timestamptz');
+  const meterId = params.add(q.meterId, 'uuid');
+  const rolled = params.add(q.rolledSnapshot, 'pg_snapshot');
   // Whole hours [fullStart, fullEnd): every instant of them lies in [start, end].
   const fullStart = new Date(Math.ceil(q.start.getTime() / HOUR) * HOUR);
   const fullEnd = new Date(Math.floor(q.end.getTime() / HOUR) * HOUR);
@@ -279,15 +274,23 @@ export async function rollupQuantities(em: EntityManager, q: RollupQuery): Promi
     parts.push(
       `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
        from (select r.*, ${params.add(q.organizationId, 'uuid')} as "organization_id" from "meter_rollups" r
-             where r."meter_id" = ${params.add(q.meterId, 'uuid')} and r."hour" >= ${hs} and r."hour" < ${he}) e
+             where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}) e
        where ${customer}`,
     );
+    const tail = `e."xid" >= ${params.add(snapshotXmin(q.rolledSnapshot), 'bigint')} and not ${visibleIn(rolled)}`;
+    parts.push(raw(`${tail} and e."timestamp" >= ${hs} and e."timestamp" < ${he}`));
     if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
     parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
   } else {
     parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));
   }
   const totals = `select p.ts, ${combineSql(q.definition.aggregation)} as quantity from (${parts.join(' union all ')}) p group by 1`;
-  const { rows } = await runSql<{ timestamp: Date; quantity: number }>(em, bucketedQuantitiesSql(interval, start, end, totals), params.values);
+  const { rows } = await runSql<{ timestamp: Date; quantity: number; same: boolean }>(
+    em,
+    `select q.*, (select m."rolled_snapshot"::text = ${rolled}::text from "meters" m where m."id" = ${meterId}) as same
+     from (${bucketedQuantitiesSql(interval, start, end, totals)}) q order by q."timestamp"`,
+    params.values,
+  );
+  if (rows.length && !rows[0]!.same) return null;
   return rows;
 }

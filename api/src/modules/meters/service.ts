@@ -10,7 +10,7 @@ import { metadataQuerySql, runSql, SqlParams } from '../events/sql.ts';
 import { exceedsIntervalLimit, INTERVAL_MAX_DAYS } from '../metrics/limits.ts';
 import { Meter, type Aggregation, type Filter } from './entities.ts';
 import { compileAggregation, compileFilter } from './filter.ts';
-import { bucketedQuantitiesSql, rebuildRollup, rollupIsCurrent, rollupQuantities } from './rollups.ts';
+import { bucketedQuantitiesSql, rebuildRollup, rollupQuantities, rollupState } from './rollups.ts';
 import type { TimeInterval } from './schemas.ts';
 
 export function createMeter(
@@ -117,24 +117,35 @@ export async function meterQuantities(
   q: QuantitiesQuery,
 ): Promise<{ timestamp: string; quantity: number }[]> {
   checkRange(q);
-  if (!(await rollupIsCurrent(em, meter.id))) await rebuildRollup(em.fork(), meter.id);
   const params = new SqlParams();
   const conditions = await eventConditions(
     em,
     { organizationIds: [meter.organization.id], customerIds: q.customerIds, externalCustomerIds: q.externalCustomerIds },
     params,
   );
-  const rows = await rollupQuantities(em, {
-    meterId: meter.id,
-    organizationId: meter.organization.id,
-    definition: { filter: meter.filter, aggregation: meter.aggregation },
-    start: q.start,
-    end: q.end,
-    interval: q.interval,
-    conditions,
-    params,
-  });
-  return rows.map((r) => ({ timestamp: new Date(r.timestamp).toISOString(), quantity: Number(r.quantity) }));
+  for (let attempt = 0; ; attempt++) {
+    let state = await rollupState(em, meter.id);
+    if (!state.current) {
+      await rebuildRollup(em.fork(), meter.id);
+      state = await rollupState(em, meter.id);
+    }
+    // A merge committing between the horizon's read and the query makes the query answer null: read it again.
+    const rows = state.rolledSnapshot
+      ? await rollupQuantities(em, {
+          meterId: meter.id,
+          organizationId: meter.organization.id,
+          definition: { filter: meter.filter, aggregation: meter.aggregation },
+          start: q.start,
+          end: q.end,
+          interval: q.interval,
+          conditions,
+          params,
+          rolledSnapshot: state.rolledSnapshot,
+        })
+      : null;
+    if (rows) return rows.map((r) => ({ timestamp: new Date(r.timestamp).toISOString(), quantity: Number(r.quantity) }));
+    if (attempt >= 20) return rawMeterQuantities(em, meter, q);
+  }
 }
 
 /** The same quantities computed from the raw events alone (the reference the rollups must equal). */
