@@ -4,14 +4,32 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../api/src/config.ts';
-import { createDeps, closeDeps, type Deps } from '../api/src/deps.ts';
-import { createdPools } from '../api/src/mikro-orm.config.ts';
+import { createDeps, closeDeps, depsPools, type Deps } from '../api/src/deps.ts';
+import { createdPools, lentConnections, traceConnectionCheckouts } from '../api/src/mikro-orm.config.ts';
 import { createApp } from '../api/src/app.ts';
 import { checkoutExpirySweeperWorkflowId, outboxDispatcherWorkflowId } from '../workflows/src/ids.ts';
 import { cloneDatabase, dropDatabase } from '../infra/src/services.ts';
 import { createWorker } from '../workers/src/worker.ts';
 import { startOutboxListener, type OutboxListener } from '../workers/src/outbox-listener.ts';
 import { startCheckoutExpirySweeper } from '../workers/src/checkout-expiry-sweeper.ts';
+
+// Every connection checkout remembers its stack: a test file whose server, once closed, still lends a
+// connection fails and names the code that took it.
+traceConnectionCheckouts(true);
+
+/** How long a closed server's background work (a batched mark, an auth bookkeeping write) may keep a connection. */
+const LENT_GRACE_MS = 15_000;
+
+/** The connections `deps`' pools still lend after `graceMs` (each with the stack that took it); empty when all came back. */
+export async function connectionsStillLent(deps: Deps, graceMs = LENT_GRACE_MS): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const pools = await depsPools(deps);
+    const lent = pools.flatMap((p) => lentConnections(p));
+    if (!lent.length || Date.now() > deadline) return lent;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 export interface TestServer {
   url: string;
@@ -76,6 +94,7 @@ export async function startTestServer(
       // A teardown that hangs is a leak (a connection never released, a response never read): say
       // which step waits instead of failing the file's afterAll with a bare hook timeout.
       let step = 'outbox listener';
+      let leak: Error | undefined;
       const pools = () => [...createdPools].map((p) => `total ${p.totalCount} idle ${p.idleCount} waiting ${p.waitingCount}`).join('; ');
       const waiting = setInterval(() => console.error(`[harness] close() of ${url} still waiting on: ${step}; pools: ${pools()}`), 60_000);
       try {
@@ -99,6 +118,14 @@ export async function startTestServer(
         }
         step = 'HTTP server close (a connection still active)';
         await new Promise((r) => server.close(r));
+        step = 'connections still lent out';
+        const lent = await connectionsStillLent(deps);
+        if (lent.length) {
+          leak = new Error(
+            `[harness] LEAK: ${lent.length} connection(s) of ${url} still lent ${LENT_GRACE_MS / 1000} s after its server and worker stopped; taken at:\n${lent.join('\n---\n')}`,
+          );
+          console.error(leak.message);
+        }
         step = 'closeDeps (Temporal connection, processor pool, ORM pool)';
         // A pool still lending a connection after 100 s is reported, and the file's teardown goes on
         // (its tests have passed); the line above names the pool's state for finding the leak.
@@ -113,6 +140,7 @@ export async function startTestServer(
         clearInterval(waiting);
       }
       if (ownDatabase) await dropDatabase(databaseUrl).catch(() => {});
+      if (leak) throw leak;
     },
   };
 }

@@ -20,11 +20,41 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** Every pool this process created, for diagnostics (a close that waits names the pool still lending a connection). */
 export const createdPools = new Set<Pool>();
 
+/** The connections each pool has lent and not got back, with the stack that took each (when traced). */
+const lent = new WeakMap<Pool, Map<PoolClient, string>>();
+let traceCheckouts = false;
+
+/**
+ * Remembers the stack of every connection checkout from now on (the test harness turns it on), so a
+ * connection never given back can be named by the code that took it. Costs an `Error` per checkout.
+ */
+export function traceConnectionCheckouts(on: boolean): void {
+  traceCheckouts = on;
+}
+
+/** The connections `pool` has lent and not got back: the stack that took each, when traced. */
+export function lentConnections(pool: Pool): string[] {
+  return [...(lent.get(pool)?.values() ?? [])];
+}
+
 export function releaseDeadConnections(pool: Pool): void {
   createdPools.add(pool);
-  const checkedOut = new WeakSet<PoolClient>();
-  pool.on('acquire', (client) => checkedOut.add(client));
+  const checkedOut = new Map<PoolClient, string>();
+  lent.set(pool, checkedOut);
+  pool.on('acquire', (client) => checkedOut.set(client, '(checked out; stack not traced)'));
   pool.on('release', (_err, client) => checkedOut.delete(client));
+  const connect = pool.connect.bind(pool) as (cb?: unknown) => Promise<PoolClient>;
+  pool.connect = ((cb?: unknown) => {
+    if (cb || !traceCheckouts) return connect(cb);
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 40;
+    const stack = new Error('connection checked out').stack ?? '';
+    Error.stackTraceLimit = limit;
+    return connect().then((client) => {
+      if (checkedOut.has(client)) checkedOut.set(client, stack);
+      return client;
+    });
+  }) as Pool['connect'];
   pool.on('connect', (client) => {
     client.once('end', () => {
       if (!checkedOut.has(client)) return;
