@@ -17,6 +17,7 @@ import {
   serializeProduct,
   serializeProductPublic,
   PRODUCT_POPULATE,
+  type ProductRead,
 } from '../products/schemas.ts';
 import { serializeCustomField } from '../custom-fields/schemas.ts';
 import { organizationSchema, serializeOrganization } from '../organizations/schemas.ts';
@@ -223,17 +224,26 @@ export function serializeCheckoutDiscount(d: Discount): z.infer<typeof checkoutD
     : { ...common, type: 'fixed', amount: d.amount ?? 0, currency: d.currency ?? 'usd', ...duration };
 }
 
-/** Needs CHECKOUT_POPULATE (service.ts) loaded. */
-function serializeCommon(c: Checkout, publicUrl: string) {
+/**
+ * The read models of a checkout's products built elsewhere (by PostgreSQL, `productJsonSql`), by id,
+ * in the checkout's order: the graph below the checkout's products then need not be loaded.
+ */
+export interface CheckoutProductsRead {
+  products: ProductRead[];
+  product: ProductRead;
+}
+
+/** Needs CHECKOUT_POPULATE (service.ts) loaded, or `read` with the products and `productPrice.meter`. */
+function serializeCommon(c: Checkout, publicUrl: string, read?: CheckoutProductsRead) {
   return {
-    ...serializeCommonFields(c, publicUrl),
-    products: c.products.getItems().map(serializeProduct),
-    product: serializeProduct(c.product),
+    ...serializeCommonFields(c, publicUrl, read),
+    products: read ? read.products : c.products.getItems().map(serializeProduct),
+    product: read ? read.product : serializeProduct(c.product),
   };
 }
 
 /** Everything but the products, whose shape depends on who reads (seller or buyer). */
-function serializeCommonFields(c: Checkout, publicUrl: string) {
+function serializeCommonFields(c: Checkout, publicUrl: string, read?: CheckoutProductsRead) {
   const product = c.product;
   const price = c.productPrice;
   const discount = c.discount && !c.discount.deletedAt ? c.discount : null;
@@ -288,19 +298,26 @@ function serializeCommonFields(c: Checkout, publicUrl: string) {
     payment_processor_metadata: c.paymentProcessorMetadata,
     product_price: serializePrice(price, product),
     discount: discount ? serializeCheckoutDiscount(discount) : null,
-    attached_custom_fields: product.attachedCustomFields.getItems().map((a) => ({
-      custom_field_id: a.customField.id,
-      custom_field: serializeCustomField(a.customField),
-      order: a.order,
-      required: a.required,
-    })),
+    attached_custom_fields: read
+      ? read.product.attached_custom_fields
+      : product.attachedCustomFields.getItems().map((a) => ({
+          custom_field_id: a.customField.id,
+          custom_field: serializeCustomField(a.customField),
+          order: a.order,
+          required: a.required,
+        })),
   };
 }
 
 /** The seller's read model (API and webhooks). */
 export function serializeCheckout(c: Checkout, publicUrl: string): CheckoutOut {
+  return serializeCheckoutWithProducts(c, publicUrl, undefined);
+}
+
+/** `serializeCheckout` with the products' read models built elsewhere (`read`; undefined: from the loaded graph). */
+export function serializeCheckoutWithProducts(c: Checkout, publicUrl: string, read: CheckoutProductsRead | undefined): CheckoutOut {
   return {
-    ...serializeCommon(c, publicUrl),
+    ...serializeCommon(c, publicUrl, read),
     metadata: c.metadata,
     customer_external_id: c.customerExternalId ?? null,
     subscription_id: c.subscriptionId ?? null,

@@ -7,7 +7,7 @@ import { z } from 'zod/v4';
 import { containsPattern } from '../../kit/db.ts';
 import { metadataOutputSchema } from '../../kit/route-helpers.ts';
 import { addressOutSchema, customerSchema, serializeCustomer } from '../customers/schemas.ts';
-import { priceSchema, productSchema, serializePrice, serializeProduct } from '../products/schemas.ts';
+import { priceSchema, productSchema, serializePrice, serializeProduct, type ProductRead } from '../products/schemas.ts';
 import { discountBaseSchema, serializeDiscountBase } from '../discounts/schemas.ts';
 import { serializeSubscriptionBase, serializeUser, subscriptionBaseSchema, userOutSchema } from '../subscriptions/schemas.ts';
 import { BILLING_REASONS, ORDER_STATUSES, type Order } from './entities.ts';
@@ -75,6 +75,11 @@ export type OrderOut = z.infer<typeof orderSchema>;
 
 /** Needs ORDER_POPULATE loaded. */
 export function serializeOrder(o: Order): OrderOut {
+  return serializeOrderWithProduct(o, serializeProduct(o.product));
+}
+
+/** `serializeOrder` with the product's read model built elsewhere: the paths below `product` need not be loaded. */
+export function serializeOrderWithProduct(o: Order, product: ProductRead): OrderOut {
   const a = o.billingAddress;
   const created = o.createdAt.toISOString();
   const modified = o.modifiedAt?.toISOString() ?? null;
@@ -108,7 +113,7 @@ export function serializeOrder(o: Order): OrderOut {
     customer: serializeCustomer(o.customer),
     user_id: o.customer.id,
     user: serializeUser(o.customer),
-    product: serializeProduct(o.product) as OrderOut['product'],
+    product: product as OrderOut['product'],
     product_price: serializePrice(o.productPrice, o.product),
     discount: o.discount ? serializeDiscountBase(o.discount) : null,
     subscription: o.subscription ? serializeSubscriptionBase(o.subscription) : null,
