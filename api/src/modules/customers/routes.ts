@@ -3,17 +3,16 @@
  * External-id routes are declared first so `/external/...` never reaches the `:id` routes.
  */
 import type { Request } from 'express';
-import { raw } from '@mikro-orm/core';
 import { z } from 'zod/v4';
-import { RequestValidationError, type ValidationIssue } from '../../kit/errors.ts';
-import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
+import { RequestValidationError, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
+import { paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement, Principal } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { containsPattern, inTransaction, type EntityManager } from '../../kit/db.ts';
+import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
-import { resolveWriteOrganization, scopedOrganizationIds } from '../organizations/scope.ts';
-import { Customer } from './entities.ts';
+import { resolveWriteOrganization, scopedOrganizationIds, visibleOrganizationIds } from '../organizations/scope.ts';
+import { customerJson, listCustomersJson } from './read-sql.ts';
 import {
   customerCreateSchema,
   customerSchema,
@@ -39,9 +38,9 @@ const listSchema = listOf(customerSchema);
  * `metadata[key]=value` filters (deepObject, as the SDK sends them); repeated values of one key are
  * alternatives, keys combine with AND. Values compare as text, so `5` and `true` match integers and booleans.
  */
-function metadataFilters(req: Request): Record<string, unknown>[] {
+function metadataFilters(req: Request): [string, string[]][] {
   const issues: ValidationIssue[] = [];
-  const clauses: Record<string, unknown>[] = [];
+  const clauses: [string, string[]][] = [];
   for (const [param, value] of Object.entries(req.query)) {
     const m = /^metadata\[(.*)\]$/.exec(param);
     if (!m) continue;
@@ -51,7 +50,7 @@ function metadataFilters(req: Request): Record<string, unknown>[] {
       issues.push({ type: 'value_error', loc: ['query', 'metadata', key], msg: 'Metadata keys have 1 to 40 characters', input: key });
       continue;
     }
-    clauses.push({ [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values } });
+    clauses.push([key, values]);
   }
   if (issues.length) throw new RequestValidationError(issues);
   return clauses;
@@ -82,7 +81,9 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       params,
       response: customerSchema,
       async handler({ params: p, principal, em }) {
-        return serializeCustomer(await find(em, principal, p as Record<string, string>));
+        const json = await customerJson(em, await visibleOrganizationIds(em, principal), lookup(p as Record<string, string>));
+        if (!json) throw ResourceNotFound('Customer not found');
+        return json;
       },
     }),
     route({
@@ -147,17 +148,12 @@ export const routes: RouteSpec[] = [
     response: listSchema,
     async handler({ req, query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const and: Record<string, unknown>[] = [{ organization: { $in: orgIds }, deletedAt: null }, ...metadataFilters(req)];
-      if (query.email) and.push({ email: query.email.trim().toLowerCase() });
-      if (query.query) {
-        const like = containsPattern(query.query);
-        and.push({ $or: [{ email: { $ilike: like } }, { name: { $ilike: like } }, { externalId: { $ilike: like } }] });
-      }
-      const [items, total] = await em.findAndCount(Customer, { $and: and }, {
-        orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
-        ...pageOffset(query),
-      });
-      return paginated(items.map(serializeCustomer), total, query);
+      return listCustomersJson(
+        em,
+        { organizationIds: orgIds, email: query.email, query: query.query, metadata: metadataFilters(req) },
+        query.sorting,
+        query,
+      );
     },
   }),
   ...lookupRoutes('/v1/customers/external/:external_id', (p) => ({ externalId: p.external_id! }), z.object({ external_id: z.string().min(1) })),

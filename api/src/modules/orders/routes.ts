@@ -4,7 +4,7 @@
  */
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
-import { paginated, sortingQuery } from '../../kit/pagination.ts';
+import { sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
@@ -12,8 +12,9 @@ import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { Order } from './entities.ts';
 import { INVOICE_POPULATE, invoiceUrl } from './invoice.ts';
-import { listOrders, orderListQueryFields } from './list.ts';
-import { ORDER_POPULATE, orderInvoiceSchema, orderSchema, serializeOrder } from './schemas.ts';
+import { orderListQueryFields } from './list.ts';
+import { listOrdersJson, orderJson } from './read-sql.ts';
+import { orderInvoiceSchema, orderSchema } from './schemas.ts';
 
 const READ: AuthRequirement = sellerAuth('orders:read');
 
@@ -36,8 +37,7 @@ export const routes: RouteSpec[] = [
     response: listSchema,
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const [items, total] = await listOrders(em, { organization: { $in: orgIds } }, query, ORDER_POPULATE);
-      return paginated(items.map(serializeOrder), total, query);
+      return listOrdersJson(em, orgIds, query, query);
     },
   }),
   route({
@@ -50,9 +50,9 @@ export const routes: RouteSpec[] = [
     response: orderSchema,
     async handler({ params, principal, em }) {
       const orgIds = await visibleOrganizationIds(em, principal);
-      const o = await em.findOne(Order, { id: params.id, organization: { $in: orgIds } }, { populate: ORDER_POPULATE });
-      if (!o) throw ResourceNotFound('Order not found');
-      return serializeOrder(o);
+      const json = await orderJson(em, orgIds, params.id);
+      if (!json) throw ResourceNotFound('Order not found');
+      return json;
     },
   }),
   route({

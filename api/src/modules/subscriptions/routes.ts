@@ -7,14 +7,15 @@
 import { z } from 'zod/v4';
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound, fieldError } from '../../kit/errors.ts';
-import { paginated, paginationQuery, sortingQuery } from '../../kit/pagination.ts';
+import { paginationQuery, sortingQuery } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
 import { CANCELLATION_REASONS, Subscription } from './entities.ts';
-import { activeQuery, listSubscriptions } from './list.ts';
+import { activeQuery } from './list.ts';
+import { listSubscriptionsJson, subscriptionJson } from './read-sql.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription, subscriptionSchema } from './schemas.ts';
 import { setCancelAtPeriodEnd, updateSubscriptionWorkflow } from './workflow-client.ts';
 import { subscriptionsCsv } from './export.ts';
@@ -65,8 +66,7 @@ export const routes: RouteSpec[] = [
     response: listSchema,
     async handler({ query, principal, em }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const [items, total] = await listSubscriptions(em, { organization: { $in: orgIds } }, query, SUBSCRIPTION_POPULATE);
-      return paginated(items.map(serializeSubscription), total, query);
+      return listSubscriptionsJson(em, { organizationIds: orgIds, ...query }, query.sorting, query);
     },
   }),
   // Before `/v1/subscriptions/:id`, which would otherwise take "export" for an id.
@@ -102,9 +102,9 @@ export const routes: RouteSpec[] = [
     response: subscriptionSchema,
     async handler({ params, principal, em }) {
       const orgIds = await visibleOrganizationIds(em, principal);
-      const s = await em.findOne(Subscription, { id: params.id, organization: { $in: orgIds } }, { populate: SUBSCRIPTION_POPULATE });
-      if (!s) throw ResourceNotFound('Subscription not found');
-      return serializeSubscription(s);
+      const json = await subscriptionJson(em, orgIds, params.id);
+      if (!json) throw ResourceNotFound('Subscription not found');
+      return json;
     },
   }),
   route({
