@@ -10,8 +10,8 @@
  * applied at start, LOG_LEVEL=warn) through a statement-counting proxy, and drops the database at
  * the end (unless --keep).
  *
- * 1. Ingest (`--sample` events, a meter with a filtered sum exists, so every batch keeps its hourly
- *    rollups): COPY FROM STDIN of the same rows into the emptied table (the reference), then
+ * 1. Ingest (`--sample` events, a meter with a filtered sum exists, so the batches are merged into
+ *    its hourly rollups after they commit; that CPU is counted too): COPY FROM STDIN of the same rows into the emptied table (the reference), then
  *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
  *    from an empty table. Request bodies and COPY text are built before the clock starts. Besides
  *    throughput (load-sensitive; the load average is printed next to it): CPU ms of the API process
@@ -346,7 +346,7 @@ async function main() {
   };
   const one = await ingest(1);
   const four = await ingest(4);
-  console.log(`ingest of ${fmt(SAMPLE)} events (one meter, rollups kept by every batch; batches of ${BATCH})`);
+  console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
   console.log(`  COPY FROM STDIN (reference)  ${fmt(copy.rowCount)} rows in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s (load average ${copyLoad.toFixed(2)})`);
   console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
   console.log(`  API, 1 request in flight     ${one.line}`);

@@ -1,8 +1,9 @@
 /**
  * Usage events: what meters count. Append-only and high-volume, so the table is lean: no
  * modified_at (events never change), `created_at` is when we ingested it, `timestamp` is when it
- * happened. Rows are written in bulk by `service.ts` (one INSERT … SELECT FROM unnest per batch),
- * not through the unit of work; the entity exists for the schema, the migration and ad-hoc reads.
+ * happened. Rows are written in bulk by `service.ts` (COPY, or one INSERT … SELECT inside a
+ * caller's transaction), not through the unit of work; the entity exists for the schema, the
+ * migration and ad-hoc reads.
  *
  * Indexes: every read is scoped to one organization and then narrowed by event name, by customer
  * (id or external id) or by time, so the three composite b-trees below serve the meter and list

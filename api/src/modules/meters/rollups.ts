@@ -18,8 +18,8 @@
  *   definition the rows reflect; a meter whose definition differs is rebuilt before it is read.
  *   Merges and rebuilds of an organization take its rollup advisory lock; ingestion takes none.
  * - Reads (`rollupQuantities`): whole UTC hours from the rollups plus the events of those hours not
- *   merged yet (xid not visible in `rolled_snapshot`, at or above its xmin: a BRIN index on xid finds
- *   them), the partial hours at either end of the range (start or end not on an hour boundary; the
+ *   merged yet (xid at or above `rolled_snapshot`'s xmax or in progress in it: a BRIN index on xid
+ *   finds them), the partial hours at either end of the range (start or end not on an hour boundary; the
  *   end is inclusive) from the raw events, combined per bucket with the same arithmetic as the raw
  *   aggregation (count = Σn, sum = Σvsum, min/max of the parts, avg = Σvsum / Σvn in numeric), so
  *   the result equals a raw scan exactly. The statement re-reads `rolled_snapshot` in its own
@@ -35,11 +35,17 @@ const HOUR = 3_600_000;
 /** Advisory lock key of an organization's rollups (a SQL expression over a uuid placeholder). */
 const lockKey = (org: string) => `hashtextextended('meter-rollups:' || ${org}::text, 0)`;
 
-/** Whether event `e` was committed as of snapshot `snap` (a SQL expression); null xids predate the snapshots. */
-const visibleIn = (snap: string) => `pg_visible_in_snapshot(e."xid"::text::xid8, ${snap})`;
-/** The lowest transaction id a snapshot (text form `xmin:xmax:xip,…`) does not see as finished. */
-const snapshotXmin = (snap: string) => snap.split(':')[0]!;
-const snapshotXmax = (snap: string) => snap.split(':')[1]!;
+/**
+ * Whether event `e`'s transaction is invisible to a snapshot (text form `xmin:xmax:xip,…`, as
+ * `pg_current_snapshot()` prints it): at or above its xmax, or in progress when it was taken. Plain
+ * comparisons on `e.xid`, so the BRIN index on xid serves them (null xids predate every snapshot).
+ */
+function unseenBy(snapshot: string, params: SqlParams): string {
+  const [, xmax, xip] = snapshot.split(':');
+  const inProgress = xip ? xip.split(',') : [];
+  const after = `e."xid" >= ${params.add(xmax, 'bigint')}`;
+  return inProgress.length ? `(${after} or e."xid" = any(${params.add(inProgress, 'bigint[]')}))` : after;
+}
 
 /** Runs `work` in a transaction: the caller's when one is open, else a new one. */
 export async function inOwnTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -84,12 +90,11 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
     const now = rows[0]!.now;
     const params = new SqlParams();
     const nowParam = params.add(now, 'pg_snapshot');
-    const upTo = `e."xid" < ${params.add(snapshotXmax(now), 'bigint')} and ${visibleIn(nowParam)}`;
-    const selects = rows.map((m) => {
-      const before = params.add(m.before, 'pg_snapshot');
-      const since = `e."xid" >= ${params.add(snapshotXmin(m.before), 'bigint')} and not ${visibleIn(before)}`;
-      return rollupSelect(m.id, organizationId, m.rollup, '"events"', `${since} and ${upTo}`, params);
-    });
+    const seenNow = `not ${unseenBy(now, params)}`;
+    const selects = rows
+      .filter((m) => m.before !== now)
+      .map((m) => rollupSelect(m.id, organizationId, m.rollup, '"events"', `${unseenBy(m.before, params)} and ${seenNow}`, params));
+    if (!selects.length) return 0;
     const { rows: merged } = await runSql<{ n: number }>(
       tx,
       `with merged as (
@@ -114,7 +119,8 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
 
 /** Merges waiting per organization: one runs at a time, later requests coalesce into one more. */
 const merges = new Map<string, { running: boolean; again: boolean }>();
-const MERGE_DELAY_MS = 50;
+/** How long a scheduled merge waits, so that it takes the batches committed meanwhile along. */
+const MERGE_DELAY_MS = 1000;
 
 /**
  * Schedules `mergeRollups` for the organizations (after the caller's commit; a merge before it
@@ -164,7 +170,7 @@ export async function rebuildRollup(em: EntityManager, meterId: string): Promise
     if (!meter) return;
     await runSql(tx, 'delete from "meter_rollups" where "meter_id" = $1', [meterId]);
     const params = new SqlParams();
-    const below = `(e."xid" is null or ${visibleIn(params.add(meter.now, 'pg_snapshot'))})`;
+    const below = `(e."xid" is null or not ${unseenBy(meter.now, params)})`;
     const select = rollupSelect(meterId, meter.organization_id, meter, '"events"', below, params);
     await runSql(tx, `insert into "meter_rollups" (${ROLLUP_COLUMNS}) ${select}`, params.values);
     await runSql(
@@ -277,8 +283,7 @@ export async function rollupQuantities(
              where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}) e
        where ${customer}`,
     );
-    const tail = `e."xid" >= ${params.add(snapshotXmin(q.rolledSnapshot), 'bigint')} and not ${visibleIn(rolled)}`;
-    parts.push(raw(`${tail} and e."timestamp" >= ${hs} and e."timestamp" < ${he}`));
+    parts.push(raw(`${unseenBy(q.rolledSnapshot, params)} and e."timestamp" >= ${hs} and e."timestamp" < ${he}`));
     if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
     parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
   } else {
