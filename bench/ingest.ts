@@ -6,7 +6,7 @@
  *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>]
  *
  * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
- * `<database>_bench_ingest`, starts its own API process on it (the committed code, migrations
+ * `<database>_bench_ingest_<pid>`, starts its own API process on it (the committed code, migrations
  * applied at start, LOG_LEVEL=warn) through a statement-counting proxy, and drops the database at
  * the end (unless --keep).
  *
@@ -176,7 +176,8 @@ const copyField = (v: string | null) =>
 
 const cfg = loadConfig();
 const benchDbUrl = new URL(cfg.DATABASE_URL);
-benchDbUrl.pathname = `${benchDbUrl.pathname}_bench_ingest`;
+// One database per run (two runs on one machine must not drop each other's).
+benchDbUrl.pathname = `${benchDbUrl.pathname}_bench_ingest_${process.pid}`;
 const dbUrl = benchDbUrl.toString();
 
 const db = new pg.Client({ connectionString: dbUrl });
