@@ -76,3 +76,50 @@ describe('runs recorded before renewals stayed in one run', () => {
     await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, history, `subscription-replay-${name}`);
   });
 });
+
+describe('renewals in one run', () => {
+  let lc: Lifecycle;
+  let running: Promise<void>;
+  beforeAll(async () => {
+    lc = await startLifecycle();
+    running = lc.worker.run();
+  });
+  afterAll(async () => {
+    lc?.worker.shutdown();
+    await running;
+    await lc?.close();
+  });
+
+  it('renews three periods in the run that started, one renewal local activity and one timer a period', async () => {
+    const start = await envNow(lc);
+    const s = await seedSubscription(lc, { startedAt: start, amount: 1200 });
+    const handle = await startWorkflow(lc, s.subscriptionId);
+    for (let k = 1; k <= 3; k++) {
+      await skipTo(lc, addMonths(start, k));
+      await until(async () => (await ordersOf(lc, s.subscriptionId)).filter((o) => o.status === 'paid').length === k);
+    }
+    const orders = await ordersOf(lc, s.subscriptionId);
+    expect(orders.map((o) => [o.billingReason, o.status, o.totalAmount])).toEqual(Array(3).fill(['subscription_cycle', 'paid', 1200]));
+    const row = await subscriptionRow(lc, s.subscriptionId);
+    expect(row.currentPeriodEnd!.toISOString()).toBe(addMonths(start, 4).toISOString());
+    // The fourth period's timer is started in the same run: wait for it before reading the history.
+    const events = await until(async () => {
+      const h = await lc.env.client.workflow.getHandle(handle.workflowId).fetchHistory();
+      const evs = h.events ?? [];
+      return evs.filter((e) => e.timerStartedEventAttributes).length === 4 ? evs : null;
+    });
+    expect((await lc.env.client.workflow.getHandle(handle.workflowId).describe()).runId).toBe(handle.firstExecutionRunId);
+    expect(events.filter((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toHaveLength(0);
+    const localActivities = events
+      .map((e) => e.markerRecordedEventAttributes)
+      .filter((m) => m?.markerName === 'core_local_activity')
+      .map((m) => JSON.parse(Buffer.from(m!.details!.data!.payloads![0]!.data!).toString()).activity_type as string);
+    // The schedule is read once, at the run's start; each renewal answers the next period's end.
+    expect(localActivities).toEqual(['subscriptionSchedule', 'renewAndCharge', 'renewAndCharge', 'renewAndCharge']);
+    expect(events.filter((e) => e.timerFiredEventAttributes)).toHaveLength(3);
+    // Benefits are granted again for every paid cycle.
+    expect(lc.benefitCalls.filter((c) => c.scope.subscriptionId === s.subscriptionId).map((c) => [c.action, c.scope.orderId])).toEqual(
+      orders.map((o) => ['grant', o.id]),
+    );
+  });
+});

@@ -4,8 +4,12 @@
  * Sleeps until `current_period_end`, then either ends it (set to cancel at period end → `canceled`,
  * benefits revoked) or renews it: the period rolls, expired discounts drop, a `subscription_cycle`
  * order is charged off-session and the product's benefits are granted again for the new cycle.
- * A renewal's database steps are local activities (no task round trip each); the run then continues
- * as new, so every period has a short history of its own.
+ * A renewal's database step is one local activity (no task round trip) that also answers the next
+ * period's end, so a period costs one workflow task and one local activity, and the run goes on to the
+ * next period; it continues as new when Temporal suggests it or its history passes `MAX_RUN_HISTORY`
+ * events (a run's history stays bounded), and after a renewal that an update or a schedule change
+ * came in during (the new run reads the schedule). Runs recorded before this (every paid renewal
+ * continued as new) replay unchanged: the choice is behind `patched('renewal-stays-in-run')`.
  *
  * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
  * and 7 days by default), a mail with a link to update the card after each failure. A retry that
@@ -30,6 +34,7 @@ import {
   defineQuery,
   defineSignal,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -47,13 +52,14 @@ import { SEARCH_ATTRIBUTES } from '../metadata.ts';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 const acts = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', retry });
-/** The short database steps of every period (schedule read, renew + first charge) run as local activities: no task round trips. */
+/** The short database steps of a period (renew + first charge; the schedule read at a run's start) run as local activities: no task round trips. */
 const local = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', localRetryThreshold: '10 seconds', retry });
 const benefits = proxyActivities<BenefitActivities>({ startToCloseTimeout: '1 minute', retry });
 const notifications = proxyActivities<NotificationActivities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 10 } });
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Runs recorded under 'renewal-stays-in-run' continued as new after the renewal that took their history past this. */
+export const MAX_RUN_HISTORY = 500;
 export const DEFAULT_DUNNING_DELAYS_MS = [2 * DAY, 5 * DAY, 7 * DAY, 7 * DAY];
 
 export const scheduleChangedSignal = defineSignal(SUBSCRIPTION_SCHEDULE_CHANGED_SIGNAL);
@@ -82,6 +88,9 @@ async function answer<T>(fn: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+type Renewal = Awaited<ReturnType<SubscriptionActivities['renewAndCharge']>>;
+type SubscriptionSchedule = NonNullable<Awaited<ReturnType<SubscriptionActivities['subscriptionSchedule']>>>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -250,8 +259,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return false;
   }
 
+  /** The next period's schedule as the last renewal answered it (no read then), with the grace days last read. */
+  let carried: (SubscriptionSchedule & { read: false }) | null = null;
   for (;;) {
-    const schedule = await local.subscriptionSchedule(id);
+    const schedule: (SubscriptionSchedule & { read?: false }) | null = carried ?? (await local.subscriptionSchedule(id));
+    carried = null;
     if (!schedule) return { outcome: 'missing' };
     state = { status: schedule.status, ended: schedule.ended, cancelAtPeriodEnd: schedule.cancelAtPeriodEnd };
     showStatus(schedule.status);
@@ -265,7 +277,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (woken) continue;
 
     phase = 'renewing';
-    const r = await exclusive(() =>
+    const r: Renewal = await exclusive<Renewal>(() =>
       ended
         ? Promise.resolve({ outcome: 'stale' as const, paid: false, message: null })
         : local.renewAndCharge.executeWithOptions({ summary: 'Renew the period and charge the saved card (payment processor)' }, [id, schedule.currentPeriodEnd!]),
@@ -285,18 +297,27 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       // The new cycle's benefits (license key usage resets, meter credits) are granted for its order.
       if (r.benefits > 0) await benefits.requestBenefitAction('grant', r.scope);
       dunningAttempt = 0;
-      // Every period continues as new, so a run's history is one period.
+      if (patched('renewal-stays-in-run')) {
+        const info = workflowInfo();
+        if (!wake && !ended && !info.continueAsNewSuggested && info.historyLength < MAX_RUN_HISTORY) {
+          carried = { status: r.status, ended: false, currentPeriodEnd: r.periodEnd, cancelAtPeriodEnd: false, graceDays: schedule.graceDays, read: false };
+          continue;
+        }
+      }
+      // Runs recorded before 'renewal-stays-in-run' continued as new after every paid period.
       await condition(allHandlersFinished);
       if (!busy && !ended) return continueAsNew<typeof subscriptionWorkflow>(input);
       continue;
     }
     // Dunning exhausted: unpaid now; benefits stay through the organization's grace period.
     phase = 'unpaid';
-    nowDoing(`unpaid after ${delays.length} declined retries; benefits revoked after the grace period (${schedule.graceDays} days)`);
+    // A schedule carried over from the last renewal holds the grace days of an earlier read: read them now.
+    const graceDays = schedule.read === false ? ((await local.subscriptionSchedule(id))?.graceDays ?? schedule.graceDays) : schedule.graceDays;
+    nowDoing(`unpaid after ${delays.length} declined retries; benefits revoked after the grace period (${graceDays} days)`);
     const scope = await exclusive(() => acts.markSubscriptionUnpaid(id, iso(Date.now())));
     if (scope) showStatus('unpaid');
     if (scope) {
-      if (schedule.graceDays > 0) await condition(() => ended, schedule.graceDays * DAY);
+      if (graceDays > 0) await condition(() => ended, graceDays * DAY);
       if (!ended) await benefits.requestBenefitAction('revoke', scope);
     }
     ended = true;

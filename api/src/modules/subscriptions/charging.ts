@@ -10,7 +10,7 @@ import type { EntityManager } from '../../kit/db.ts';
 import { Order } from '../orders/entities.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
-import { Subscription } from './entities.ts';
+import { Subscription, type SubscriptionStatus } from './entities.ts';
 import { renewPeriod, DEFAULT_USAGE_SETTINGS, type RenewResult, type UsageSettings } from './renewal.ts';
 import { emitOrder, emitSubscription, lockSubscription, scopeOf, type BenefitScopeOut } from './state.ts';
 
@@ -38,7 +38,7 @@ export async function renewAndChargeSubscription(
   if (r.outcome !== 'charge') return { ...r, paid: false, message: null };
   if (r.total === 0) return { ...r, paid: true, message: null };
   const c = await chargeOrder(em, processor, order!, 0);
-  return { ...r, paid: c.paid, message: c.message };
+  return { ...r, paid: c.paid, message: c.message, status: c.status ?? r.status };
 }
 
 /** The card to charge: the customer's current default (they may have replaced it), else the subscription's. */
@@ -65,11 +65,12 @@ export interface ChargeOutcome {
 export async function chargeSubscriptionOrder(em: EntityManager, processor: PaymentProcessor, orderId: string, attempt: number): Promise<ChargeOutcome> {
   const o0 = await em.findOne(Order, { id: orderId }, { populate: ['subscription', 'customer'] });
   if (!o0 || !o0.subscription) return { paid: false, message: 'Order not found' };
-  return chargeOrder(em, processor, o0, attempt);
+  const { paid, message } = await chargeOrder(em, processor, o0, attempt);
+  return { paid, message };
 }
 
-/** `o0`: the order as loaded in `em`, with its subscription and customer. */
-async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: Order, attempt: number): Promise<ChargeOutcome> {
+/** `o0`: the order as loaded in `em`, with its subscription and customer. `status`: the subscription's, when this wrote the outcome. */
+async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: Order, attempt: number): Promise<ChargeOutcome & { status?: SubscriptionStatus }> {
   if (o0.status === 'paid') return { paid: true, message: null };
   const orderId = o0.id;
   const sub0 = o0.subscription!;
@@ -86,6 +87,7 @@ async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: O
     });
   }
   const paid = result?.status === 'succeeded';
+  let status: SubscriptionStatus | undefined;
   await em.transactional(async (tx) => {
     // `refresh`: the rows as committed now, not as `em` last saw them.
     const s = await tx.findOne(Subscription, { id: sub0.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -105,9 +107,10 @@ async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: O
       s.status = 'past_due';
       await emitSubscription(tx, s, ['subscription.updated'], true);
     }
+    status = s.status;
   });
-  if (paid) return { paid: true, message: null };
-  return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.' };
+  if (paid) return { paid: true, message: null, status };
+  return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.', status };
 }
 
 /** Dunning exhausted: `unpaid`, ended now (subscription.revoked). Benefits go after the grace period. */

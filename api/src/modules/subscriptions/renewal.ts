@@ -129,7 +129,16 @@ export async function subscriptionSchedule(em: EntityManager, id: string): Promi
 
 export type RenewResult =
   | { outcome: 'ended'; scope: BenefitScopeOut }
-  | { outcome: 'charge'; orderId: string; total: number; scope: BenefitScopeOut; benefits: number }
+  | {
+      outcome: 'charge';
+      orderId: string;
+      total: number;
+      scope: BenefitScopeOut;
+      benefits: number;
+      /** The period that follows (its end) and the status the renewal left: the workflow's next wait needs no schedule read. */
+      periodEnd: string;
+      status: SubscriptionStatus;
+    }
   | { outcome: 'stale' };
 
 /** Live benefits of the product (none: nothing to grant again for a new cycle), from its loaded `productBenefits.benefit`. */
@@ -155,7 +164,18 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
   if (s.currentPeriodStart.toISOString() === expectedPeriodEnd) {
     const o = await tx.findOne(Order, { subscription: s.id, billingReason: 'subscription_cycle' }, { orderBy: { createdAt: 'desc' } });
     return o && o.status === 'pending'
-      ? { result: { outcome: 'charge', orderId: o.id, total: o.totalAmount, scope: scopeOf(s, o.id), benefits: benefitCount(s.product) }, order: o }
+      ? {
+          result: {
+            outcome: 'charge',
+            orderId: o.id,
+            total: o.totalAmount,
+            scope: scopeOf(s, o.id),
+            benefits: benefitCount(s.product),
+            periodEnd: s.currentPeriodEnd.toISOString(),
+            status: s.status,
+          },
+          order: o,
+        }
       : stale;
   }
   if (s.status === 'canceled' && s.cancelAtPeriodEnd && s.endedAt?.toISOString() === expectedPeriodEnd) {
@@ -233,5 +253,8 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
     emitEvent(tx, order.organization.id, t, orderData);
   }
   await tx.flush();
-  return { result: { outcome: 'charge', orderId: order.id, total: a.total, scope: scopeOf(s, order.id), benefits: benefitCount(s.product) }, order };
+  return {
+    result: { outcome: 'charge', orderId: order.id, total: a.total, scope: scopeOf(s, order.id), benefits: benefitCount(s.product), periodEnd: next.toISOString(), status: s.status },
+    order,
+  };
 }
