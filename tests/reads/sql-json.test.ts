@@ -90,6 +90,8 @@ async function insertRows(orgId: string) {
 let seeded: Awaited<ReturnType<typeof insertRows>>;
 const productIds: string[] = [];
 let otherProductId: string;
+/** The create responses (serializeProduct of the new product). */
+const created = new Map<string, { prices: { id: string }[] }>();
 let otherBenefitId: string;
 
 beforeAll(async () => {
@@ -99,6 +101,8 @@ beforeAll(async () => {
   seeded = await insertRows(s.organization.id);
   const meter = await call(s.token, 'POST', '/v1/meters/', { name: 'API calls', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
   expect(meter.status).toBe(201);
+  const meter2 = await call(s.token, 'POST', '/v1/meters/', { name: 'Seats', filter: { conjunction: 'and', clauses: [] }, aggregation: { func: 'count' } });
+  expect(meter2.status).toBe(201);
   const [f0, f1, f2, f3, f4] = seeded.files.map((f) => f.id);
   const bodies: Record<string, unknown>[] = [
     { name: 'Fixed one-time', description: 'Everything', prices: [{ amount_type: 'fixed', price_amount: 1999, price_currency: 'EUR' }], medias: [f1, f0, f2, f3, f4], attached_custom_fields: seeded.fields.map((f, i) => ({ custom_field_id: f.id, required: i === 0 })), metadata: { plan: 'pro', seats: 5, beta: false } },
@@ -109,11 +113,13 @@ beforeAll(async () => {
     { name: 'Metered only', recurring_interval: 'month', prices: [{ amount_type: 'metered_unit', meter_id: meter.body.id, unit_amount: 12, cap_amount: null }] },
     { name: 'Archived later', prices: [{ amount_type: 'fixed', price_amount: 5000 }] },
     { name: 'Zebra repriced', prices: [{ amount_type: 'fixed', price_amount: 100 }] },
+    { name: 'Two meters', recurring_interval: 'month', prices: [{ amount_type: 'metered_unit', meter_id: meter.body.id, unit_amount: '0.5' }, { amount_type: 'metered_unit', meter_id: meter2.body.id, unit_amount: '0.25' }] },
   ];
   for (const body of bodies) {
     const r = await call(s.token, 'POST', '/v1/products/', body);
     expect(r.status).toBe(201);
     productIds.push(r.body.id);
+    created.set(r.body.id, r.body);
   }
   const live = seeded.benefits.filter((b) => !b.deletedAt && b.selectable).map((b) => b.id);
   expect((await call(s.token, 'POST', `/v1/products/${productIds[0]}/benefits`, { benefits: live })).status).toBe(200);
@@ -142,13 +148,21 @@ async function serializedProducts(ids: string[]) {
   const em = srv.deps.orm.em.fork();
   const products = await em.find(Product, { id: { $in: ids } }, { populate: PRODUCT_POPULATE });
   const byId = new Map(products.map((p) => [p.id, p]));
-  return JSON.parse(JSON.stringify(ids.map((id) => serializeProduct(byId.get(id)!))));
+  const out = JSON.parse(JSON.stringify(ids.map((id) => serializeProduct(byId.get(id)!)))) as { id: string; prices: { id: string; amount_type: string; created_at: string }[] }[];
+  // Prices stored in the same millisecond: the ORM returns them in whatever order its plan gives; the
+  // read shows them in the order the create request gave them (checked against the create response above).
+  for (const p of out) {
+    const order = (created.get(p.id)?.prices ?? []).map((x) => x.id);
+    const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+    p.prices.sort((a, b) => Number(b.amount_type !== 'metered_unit') - Number(a.amount_type !== 'metered_unit') || a.created_at.localeCompare(b.created_at) || rank(a.id) - rank(b.id));
+  }
+  return out as any[];
 }
 
 describe('products read by PostgreSQL', () => {
   it('answers each product by id exactly as serializeProduct, and another organization’s product is 404', async () => {
     const expected = await serializedProducts(productIds);
-    expect(expected.map((p: { name: string }) => p.name)).toHaveLength(8);
+    expect(expected.map((p) => p.id)).toHaveLength(9);
     expect(expected[0].medias).toHaveLength(5);
     expect(expected[0].benefits).toHaveLength(8);
     expect(expected[0].attached_custom_fields).toHaveLength(3);
@@ -158,6 +172,10 @@ describe('products read by PostgreSQL', () => {
       expect(r.type).toBe('application/json; charset=utf-8');
       expect(r.body).toEqual(expected[i]);
     }
+    // Prices stored by one request come back in the order the request gave them.
+    const twoMeters = await call(s.token, 'GET', `/v1/products/${productIds[8]}`);
+    expect(twoMeters.body.prices.map((p: { unit_amount: string }) => p.unit_amount)).toEqual(['0.5', '0.25']);
+    expect(twoMeters.body.prices.map((p: { id: string }) => p.id)).toEqual(created.get(productIds[8]!)!.prices.map((p) => p.id));
     const foreign = await call(s.token, 'GET', `/v1/products/${otherProductId}`);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('ResourceNotFound');

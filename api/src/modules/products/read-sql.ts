@@ -2,8 +2,9 @@
  * A product's read model built by PostgreSQL, for reads without the ORM (`kit/read-sql.ts`): the JSON
  * `serializeProduct` returns (live prices static first, benefits, media with their public URL,
  * attached custom fields, metadata, dates as `toISOString()`). Orders and subscriptions embed it with
- * `productJsonSql('o.product_id')`. `tests/reads/sql-json.test.ts` compares it with the serializer on
- * the same rows; change both together.
+ * `productJsonSql('o.product_id')`. Prices created in the same millisecond (one request) keep the
+ * order they were stored in (`ctid`), as the ORM's collection returned them.
+ * `tests/reads/sql-json.test.ts` compares it with the serializer on the same rows; change both together.
  */
 import type { EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
@@ -89,7 +90,7 @@ function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
     'is_recurring', p.recurring_interval is not null, 'is_archived', p.is_archived, 'organization_id', p.organization_id,
     'metadata', p.metadata,
     'prices', (select coalesce(json_agg(${priceJsonSql('pp', 'mt', 'p')}
-                 order by (pp.amount_type <> 'metered_unit') desc, pp.created_at asc, pp.id asc), '[]'::json)
+                 order by (pp.amount_type <> 'metered_unit') desc, pp.created_at asc, pp.ctid asc), '[]'::json)
                from product_prices pp left join meters mt on mt.id = pp.meter_id
                where pp.product_id = p.id and pp.is_archived = false),
     'benefits', (select coalesce(json_agg(${benefitJsonSql('b')} order by pb."order" asc, pb.id asc), '[]'::json)

@@ -308,7 +308,7 @@ const SORT_SQL: Record<string, string> = {
 };
 
 /**
- * The SQL of a product list: `from` (products `p` with its first live price `fp`, for sorting),
+ * The SQL of a product list: `from` (products `p`, joined to its first live price `fp` when sorting by price),
  * `where` with its `params` (`?` placeholders) and the `sort` expressions of `sorting` (the caller adds `p.id asc` last).
  * `listProductIds` and the list read (`read-sql.ts` `productListQuery`) use it.
  */
@@ -342,7 +342,11 @@ export function productListSql(f: ProductListFilters, sorting: string[]): {
       params.push(...f.benefitIds);
     }
   }
-  const from = `products p
+  // The first live price is looked up only for the sortings that need it (a lateral per product).
+  const byPrice = sorting.some((s) => s.replace(/^-/, '').startsWith('price_'));
+  const from = !byPrice
+    ? 'products p'
+    : `products p
      left join lateral (
        select pp.amount_type, pp.price_amount, pp.minimum_amount from product_prices pp
        where pp.product_id = p.id and pp.is_archived = false
