@@ -41,10 +41,13 @@ const lockKey = (org: string) => `hashtextextended('meter-rollups:' || ${org}::t
  * comparisons on `e.xid`, so the BRIN index on xid serves them (null xids predate every snapshot).
  */
 function unseenBy(snapshot: string, params: SqlParams): string {
-  const [, xmax, xip] = snapshot.split(':');
+  const [xmin, xmax, xip] = snapshot.split(':');
   const inProgress = xip ? xip.split(',') : [];
   const after = `e."xid" >= ${params.add(xmax, 'bigint')}`;
-  return inProgress.length ? `(${after} or e."xid" = any(${params.add(inProgress, 'bigint[]')}))` : after;
+  if (!inProgress.length) return after;
+  // Equalities, not `= any(array)`, so that each one is a BRIN scan of its own (a BitmapOr).
+  if (inProgress.length <= 32) return `(${[after, ...inProgress.map((x) => `e."xid" = ${params.add(x, 'bigint')}`)].join(' or ')})`;
+  return `(e."xid" >= ${params.add(xmin, 'bigint')} and (${after} or e."xid" = any(${params.add(inProgress, 'bigint[]')})))`;
 }
 
 /** Runs `work` in a transaction: the caller's when one is open, else a new one. */
