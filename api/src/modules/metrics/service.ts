@@ -137,7 +137,8 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
       select min(p_start) as lo, max(p_end) as hi,
              array_agg(p_start order by p_start) as starts, array_agg(p_end order by p_end) as ends,
              bool_and(ps_s % 900 = 0 and pe_s % 900 = 0) as aligned,
-             (min(ps_s) / 900)::int as lo_b, (max(pe_s) / 900)::int as hi_b
+             (min(ps_s) / 900)::int as lo_b, (max(pe_s) / 900)::int as hi_b,
+             array_agg((ps_s / 900)::int order by ps_s) as starts_b, array_agg((pe_s / 900)::int order by pe_s) as ends_b
       from numbered
     ),
     buckets as (
@@ -146,7 +147,7 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
     ),
     order_rows as (
       select r.bucket, r.kind, r.start_gap, r.${renewGap} as renew_gap, r.n, r.net,
-             b.starts[width_bucket(to_timestamp(r.bucket * 900), b.starts)] as p_key
+             b.starts_b[width_bucket(r.bucket, b.starts_b)] as p_key
       from bounds b
       join metrics_order_buckets r on r.organization_id = any(${orgs}) and r.class = ${BUCKET_CLASS[q.interval]}
         and r.bucket >= b.lo_b and r.bucket < b.hi_b${productOf('r')}
@@ -163,11 +164,13 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
              sum(r.n) filter (where r.kind = 1 and r.renew_gap > r.bucket - p.ps) as renewed_subscriptions,
              sum(r.net) filter (where r.kind = 1 and r.start_gap > r.bucket - p.ps) as renewed_subscriptions_revenue
       from buckets p
-      join order_rows r on r.p_key = p.p_start and r.bucket < p.pe
+      join order_rows r on r.p_key = p.ps and r.bucket < p.pe
       group by p.ts
     ),
     sub_rows as (
-      select to_timestamp(s.bucket * 900) as at, s.started_n, s.started_mrr, s.ended_n, s.ended_mrr
+      select s.bucket, s.started_n, s.started_mrr, s.ended_n, s.ended_mrr,
+             width_bucket(s.bucket, b.ends_b) + 1 as k_started, width_bucket(s.bucket, b.starts_b) + 1 as k_ended,
+             b.starts_b[width_bucket(s.bucket, b.starts_b)] as p_key
       from bounds b
       join metrics_subscription_buckets s on s.organization_id = any(${orgs}) and s.bucket < b.hi_b${productOf('s')}
       where b.aligned
@@ -176,31 +179,32 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
       select s.started_at, s.ended_at,
              case when s.recurring_interval = 'year' then round(s.amount::numeric / 12) else s.amount end as mrr,
              width_bucket(s.started_at, b.ends) as started_before,
-             width_bucket(s.ended_at, b.starts) as ended_before
+             width_bucket(s.ended_at, b.starts) as ended_before,
+             b.starts[width_bucket(s.started_at, b.starts)] as p_key
       from subscriptions s
       cross join bounds b
       where s.organization_id = any(${orgs})${productOf('s')} and s.ended_at < s.started_at
         and s.started_at < b.hi and s.ended_at >= b.lo and b.aligned
     ),
-    starts as (
-      select at, started_n as n from sub_rows where started_n <> 0 and at >= (select lo from bounds)
-      union all
-      select started_at, 1 from odd_subs
-    ),
     new_subs as (
-      select p.ts, sum(st.n) as new_subscriptions
-      from numbered p
-      join starts st on st.at >= p.p_start and st.at < p.p_end
-      cross join bounds b
-      where b.starts[width_bucket(st.at, b.starts)] = p.p_start
-      group by p.ts
+      select ts, sum(n) as new_subscriptions
+      from (
+        select p.ts, sr.started_n as n
+        from buckets p
+        join sub_rows sr on sr.p_key = p.ps and sr.bucket < p.pe and sr.started_n <> 0
+        union all
+        select p.ts, 1
+        from numbered p
+        join odd_subs os on os.p_key = p.p_start and os.started_at < p.p_end
+      ) st
+      group by ts
     ),
     active_deltas as (
       select k, sum(n) as n, sum(m) as m
       from (
-        select width_bucket(sr.at, b.ends) + 1 as k, sr.started_n as n, sr.started_mrr as m from sub_rows sr cross join bounds b
+        select k_started as k, started_n as n, started_mrr as m from sub_rows
         union all
-        select width_bucket(sr.at, b.starts) + 1, -sr.ended_n, -sr.ended_mrr from sub_rows sr cross join bounds b
+        select k_ended, -ended_n, -ended_mrr from sub_rows
         union all
         select started_before + 1, 1, mrr from odd_subs
         union all
