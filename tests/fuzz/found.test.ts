@@ -2,7 +2,8 @@
  * Issue #20: inputs the long Schemathesis run (bench/fuzz) found, each sent as it was found. A name one
  * character longer than its varchar(255) column was a 500 (portal profile, seller customer, checkout,
  * checkout-link prefill); it is a 422 at the field, and a name as long as the column is stored. The
- * OAuth2 client's `scope` pattern in the document refuses exactly what the server refuses.
+ * OAuth2 client's `scope` pattern in the document refuses exactly what the server refuses. A created
+ * file's answer (a file and its upload, an intersection) matches the document's schema for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, seller, startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
@@ -109,5 +110,29 @@ describe('inputs the long fuzz run found', () => {
       expect(pattern.test(scope), scope).toBe(false);
       expect422(await client(scope), ['body', 'scope']);
     }
+  });
+
+  it("a created file's answer matches the document's schema for it", async () => {
+    const created = await call('POST', '/v1/files/', {
+      name: 'a.txt',
+      mime_type: 'text/plain',
+      size: 1,
+      service: 'downloadable',
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 1 }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.name).toBe('a.txt');
+    expect(created.body.upload.parts).toHaveLength(1);
+    const doc = await call('GET', '/openapi.json', undefined, {});
+    const schema = doc.body.paths['/v1/files/'].post.responses['201'].content['application/json'].schema;
+    // allOf: the answer must match each member; a member closed to other keys (additionalProperties:
+    // false, in itself or in each of its alternatives) refused every key of the other member.
+    const members = schema.allOf as Record<string, any>[];
+    expect(members.length).toBeGreaterThan(1);
+    const refused = (m: Record<string, any>): string[] => {
+      if (m.anyOf) return (m.anyOf as Record<string, any>[]).map(refused).reduce((a, b) => (a.length <= b.length ? a : b));
+      return m.additionalProperties === false ? Object.keys(created.body).filter((k) => !(k in (m.properties ?? {}))) : [];
+    };
+    expect(members.map(refused)).toEqual(members.map(() => []));
   });
 });

@@ -45,6 +45,9 @@ function tuples(node: unknown, io: 'input' | 'output'): unknown {
   const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, tuples(v, io)])) as Record<string, unknown>;
   // zod's email check is its pattern, which accepts some addresses other `email` format checkers refuse.
   if (out.format === 'email' && typeof out.pattern === 'string') delete out.format;
+  // zod closes output objects (`additionalProperties: false`); the members of an intersection each
+  // describe part of one object, so they stay open (closed, no value could match both).
+  if (io === 'output' && Array.isArray(out.allOf)) out.allOf = (out.allOf as unknown[]).map(open);
   if (Array.isArray(out.prefixItems) && out.items === undefined) {
     const items = out.prefixItems as unknown[];
     out.minItems = items.length;
@@ -54,6 +57,16 @@ function tuples(node: unknown, io: 'input' | 'output'): unknown {
       out.items = { anyOf: items };
     }
   }
+  return out;
+}
+
+/** The schema without its top-level `additionalProperties: false` (in each alternative of a union too). */
+function open(node: unknown): unknown {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const { additionalProperties, ...rest } = node as Record<string, unknown>;
+  const out: Record<string, unknown> = additionalProperties === false ? rest : { ...rest, additionalProperties };
+  if (additionalProperties === undefined) delete out.additionalProperties;
+  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(open);
   return out;
 }
 
