@@ -142,7 +142,8 @@ export async function historyFigures(client: Client, runs: { workflowId: string;
       f.events++;
       if (e.workflowTaskCompletedEventAttributes) f.workflowTasks++;
       if (e.activityTaskScheduledEventAttributes) f.activities++;
-      if (e.markerRecordedEventAttributes) f.localActivities++;
+      // Local activities only (a patch marker is a marker too, once per run).
+      if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') f.localActivities++;
       if (e.timerStartedEventAttributes) f.timers++;
       if (e.workflowExecutionSignaledEventAttributes) f.signals++;
       if (e.workflowExecutionUpdateAcceptedEventAttributes) f.updates++;
@@ -173,7 +174,7 @@ export function printPerRenewal(
   console.log(`  SQL:          ${per(statements.total()).toFixed(1)} statements (${per(txControl).toFixed(1)} of them begin/commit/savepoint)`);
   console.log(
     `  history:      ${h(history.events)} events, ${h(history.workflowTasks)} workflow tasks, ${h(history.activities)} activities, ` +
-      `${h(history.localActivities)} local activities, ${h(history.timers)} timers per run (${history.runs} runs sampled: period wait + renewal + continue-as-new)`,
+      `${h(history.localActivities)} local activities, ${h(history.timers)} timers per run (${history.runs} runs sampled: the run's start, the period wait, the renewal, the next period's timer)`,
   );
   if (opts.showStatements) {
     for (const [t, n] of [...statements.byText()].sort((a, b) => b[1] - a[1])) console.log(`    ${per(n).toFixed(2).padStart(6)}  ${t.slice(0, 220)}`);
