@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Config } from './config.ts';
 import { initOrm } from './kit/db.ts';
+import { destroyConnections, lentConnections } from './mikro-orm.config.ts';
 import { createLogger, type Logger } from './kit/logger.ts';
 import { createMailer, type Mailer } from './kit/mail.ts';
 import { createStorage, type Storage } from './kit/storage.ts';
@@ -64,7 +65,7 @@ export async function createDeps(cfg: Config, name: string): Promise<Deps> {
   };
   sandboxOrms.set(deps, () => sandboxOrm);
   closers.set(deps, async () => {
-    if (sandboxOrm) await (await sandboxOrm).close();
+    if (sandboxOrm) await closeOrm(await sandboxOrm, deps.log, 'sandbox processor pool');
   });
   return deps;
 }
@@ -73,7 +74,30 @@ export async function closeDeps(deps: Deps): Promise<void> {
   await deps.mailer.close();
   await deps.temporal.connection.close();
   await closers.get(deps)?.();
-  await deps.orm.close();
+  await closeOrm(deps.orm, deps.log, 'database pool');
+}
+
+/** How long closing a pool waits for its connections to come back before cutting them. */
+const POOL_CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Closes `orm`'s pool. Its end() waits for every lent connection: one never given back (a leak,
+ * named in the log by the stack that took it when checkouts are traced) would hold shutdown forever,
+ * so after POOL_CLOSE_GRACE_MS the remaining connections are cut.
+ */
+async function closeOrm(orm: MikroORM, log: Logger, what: string): Promise<void> {
+  const pool = (await orm.driver.getConnection().getNativeClient()) as Pool;
+  const closing = orm.close();
+  let timer: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([
+    closing.then(() => true),
+    new Promise<false>((r) => (timer = setTimeout(() => r(false), POOL_CLOSE_GRACE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (inTime) return;
+  log.error({ lent: lentConnections(pool) }, `${what}: connections not given back ${POOL_CLOSE_GRACE_MS / 1000} s into shutdown; cutting them`);
+  destroyConnections(pool);
+  await closing;
 }
 
 /** The connection pools `deps` opened: the ORM's, and the sandbox processor's once it has been used. */

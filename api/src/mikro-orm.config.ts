@@ -37,10 +37,27 @@ export function lentConnections(pool: Pool): string[] {
   return [...(lent.get(pool)?.values() ?? [])];
 }
 
+/** Every connection a pool opened and has not finished removing (lent, idle or being closed). */
+const open = new WeakMap<Pool, Set<PoolClient>>();
+
+/**
+ * Cuts the socket of every connection `pool` still has open, so an `end()` waiting for one (lent
+ * and never given back, or a goodbye the server never acknowledged) finishes: a lent one is then
+ * released as dead (below). Only for shutdown, once waiting has run out.
+ */
+export function destroyConnections(pool: Pool): number {
+  const clients = [...(open.get(pool) ?? [])];
+  for (const c of clients) (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  return clients.length;
+}
+
 export function releaseDeadConnections(pool: Pool): void {
   createdPools.add(pool);
   const checkedOut = new Map<PoolClient, string>();
   lent.set(pool, checkedOut);
+  const clients = new Set<PoolClient>();
+  open.set(pool, clients);
+  pool.on('remove', (client) => clients.delete(client));
   pool.on('acquire', (client) => checkedOut.set(client, '(checked out; stack not traced)'));
   pool.on('release', (_err, client) => checkedOut.delete(client));
   const connect = pool.connect.bind(pool) as (cb?: unknown) => Promise<PoolClient>;
@@ -56,6 +73,7 @@ export function releaseDeadConnections(pool: Pool): void {
     });
   }) as Pool['connect'];
   pool.on('connect', (client) => {
+    clients.add(client);
     client.once('end', () => {
       if (!checkedOut.has(client)) return;
       const release = client.release;

@@ -87,3 +87,14 @@ it('closes with every pool ended and nothing lent', async () => {
     expect(p.ended).toBe(true);
   }
 });
+
+it('a server closed while a connection is still lent fails its close() naming the taker, and the pool still ends', { timeout: 120_000 }, async () => {
+  const other = await startTestServer({ worker: false });
+  const [pool] = (await depsPools(other.deps)) as [Pool];
+  const held = await pool.connect();
+  await expect(other.close()).rejects.toThrow(/LEAK: 1 connection\(s\)[\s\S]*connection-leak\.test\.ts/);
+  // The lent connection was cut instead of holding the pool's end() (and the test file) forever.
+  expect(pool.totalCount).toBe(0);
+  expect(pool.ended).toBe(true);
+  await expect(held.query('select 1')).rejects.toThrow();
+});
