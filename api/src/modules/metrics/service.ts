@@ -70,6 +70,37 @@ function filterSql(alias: string, q: MetricsQuery, params: SqlParams): string {
 }
 
 /**
+ * The tail both metrics statements share: active subscriptions and MRR as running sums of the
+ * `active_deltas` over the `numbered` periods, and every figure per period from `order_figures` and
+ * `new_subs` (CTEs each statement defines).
+ */
+const ACTIVE_AND_FIGURES = `active as (
+      select p.ts,
+             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
+             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
+      from numbered p
+      left join active_deltas d on d.k = p.k
+    ),
+    figures as (
+      select p.ts,
+             coalesce(o.orders, 0) as orders,
+             coalesce(o.revenue, 0) as revenue,
+             coalesce(o.average_order_value, 0) as average_order_value,
+             coalesce(o.one_time_products, 0) as one_time_products,
+             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
+             coalesce(n.new_subscriptions, 0) as new_subscriptions,
+             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
+             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
+             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
+             a.active_subscriptions,
+             a.monthly_recurring_revenue
+      from numbered p
+      left join order_figures o on o.ts = p.ts
+      left join new_subs n on n.ts = p.ts
+      join active a on a.ts = p.ts
+    )`;
+
+/**
  * The figures, from the 15-minute aggregates the order and subscription triggers keep (see
  * docs/performance.md) when the query allows it: no customer filter, at most one product, no
  * billing-type filter, and every period edge on a quarter hour; otherwise from the rows.
@@ -212,31 +243,7 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
       ) d
       group by k
     ),
-    active as (
-      select p.ts,
-             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
-             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
-      from numbered p
-      left join active_deltas d on d.k = p.k
-    ),
-    figures as (
-      select p.ts,
-             coalesce(o.orders, 0) as orders,
-             coalesce(o.revenue, 0) as revenue,
-             coalesce(o.average_order_value, 0) as average_order_value,
-             coalesce(o.one_time_products, 0) as one_time_products,
-             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
-             coalesce(n.new_subscriptions, 0) as new_subscriptions,
-             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
-             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
-             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
-             a.active_subscriptions,
-             a.monthly_recurring_revenue
-      from numbered p
-      left join order_figures o on o.ts = p.ts
-      left join new_subs n on n.ts = p.ts
-      join active a on a.ts = p.ts
-    )
+    ${ACTIVE_AND_FIGURES}
     select f.ts, orders, revenue, sum(revenue) over (order by f.ts) as cumulative_revenue, average_order_value,
            one_time_products, one_time_products_revenue, new_subscriptions, new_subscriptions_revenue,
            renewed_subscriptions, renewed_subscriptions_revenue, active_subscriptions, monthly_recurring_revenue,
@@ -319,31 +326,7 @@ export async function computeMetricsFromRows(em: EntityManager, q: MetricsQuery)
       ) d
       group by k
     ),
-    active as (
-      select p.ts,
-             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
-             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
-      from numbered p
-      left join active_deltas d on d.k = p.k
-    ),
-    figures as (
-      select p.ts,
-             coalesce(o.orders, 0) as orders,
-             coalesce(o.revenue, 0) as revenue,
-             coalesce(o.average_order_value, 0) as average_order_value,
-             coalesce(o.one_time_products, 0) as one_time_products,
-             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
-             coalesce(n.new_subscriptions, 0) as new_subscriptions,
-             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
-             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
-             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
-             a.active_subscriptions,
-             a.monthly_recurring_revenue
-      from numbered p
-      left join order_figures o on o.ts = p.ts
-      left join new_subs n on n.ts = p.ts
-      join active a on a.ts = p.ts
-    )
+    ${ACTIVE_AND_FIGURES}
     select ts, orders, revenue, sum(revenue) over (order by ts) as cumulative_revenue, average_order_value,
            one_time_products, one_time_products_revenue, new_subscriptions, new_subscriptions_revenue,
            renewed_subscriptions, renewed_subscriptions_revenue, active_subscriptions, monthly_recurring_revenue
