@@ -25,6 +25,7 @@
  * 4. GET /v1/metrics/ over `--orders` paid orders and a tenth as many subscriptions (seeded in
  *    SQL), 30 daily periods, one customer and all customers: the same figures.
  */
+import { seedMetricsRows } from './metrics-seed.ts';
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -435,30 +436,7 @@ async function main() {
   const seedStarted = performance.now();
   // Bulk seed with the row triggers off; the metrics aggregates are then rebuilt once, set-based.
   await db.query('set session_replication_role = replica');
-  const subIds = (
-    await db.query<{ id: string }>(
-    `insert into subscriptions (id, created_at, organization_id, customer_id, product_id, price_id, amount, currency,
-       recurring_interval, status, current_period_start, current_period_end, cancel_at_period_end, started_at, ended_at, metadata)
-     select gen_random_uuid(), st, $1, ($2::uuid[])[g % $3 + 1], $4, $5, 1000 + g % 5000, 'usd', case when g % 7 = 0 then 'year' else 'month' end,
-       case when g % 4 = 0 then 'canceled' else 'active' end, st, null, false, st, case when g % 4 = 0 then st + interval '20 days' end, '{}'::jsonb
-     from generate_series(0, $6 - 1) g, lateral (select now() - interval '90 days' + (g::float8 / $6) * interval '89 days' as st) x
-     returning id`,
-      [org.id, customers, customers.length, product.id, product.prices[0].id, subs],
-    )
-  ).rows.map((r) => r.id);
-  for (let from = 0; from < ORDERS; from += 500_000) {
-    const to = Math.min(ORDERS, from + 500_000) - 1;
-    await db.query(
-      `insert into orders (id, created_at, organization_id, customer_id, product_id, product_price_id, subscription_id, status,
-         billing_reason, subtotal_amount, discount_amount, net_amount, tax_amount, total_amount, refunded_amount,
-         refunded_tax_amount, currency, custom_field_data, metadata)
-       select gen_random_uuid(), now() - interval '30 days' + (g::float8 / $1) * interval '30 days', $2, ($3::uuid[])[g % $4 + 1], $5, $6,
-         case when g % 10 < 7 then ($9::uuid[])[g % $10 + 1] end, case when g % 50 = 0 then 'pending' else 'paid' end,
-         case when g % 10 < 7 then 'subscription_cycle' else 'purchase' end, 500 + g % 9000, 0, 500 + g % 9000, 0, 500 + g % 9000, 0, 0, 'usd', '{}'::jsonb, '{}'::jsonb
-       from generate_series($7::int, $8::int) g`,
-      [ORDERS, org.id, customers, customers.length, product.id, product.prices[0].id, from, to, subIds, subIds.length],
-    );
-  }
+  await seedMetricsRows(db, { orders: ORDERS, organizationId: org.id, customers, productId: product.id, priceId: product.prices[0].id });
   await db.query('set session_replication_role = origin');
   await db.query('select metrics_rebuild()');
   await db.query('analyze orders; analyze subscriptions; analyze metrics_order_buckets; analyze metrics_subscription_buckets');
