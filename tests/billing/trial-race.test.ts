@@ -6,6 +6,7 @@
  * subscription.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { createProduct } from '../checkouts/helpers.ts';
@@ -13,12 +14,14 @@ import { buyer, call, confirmRaw, confirmSeller, fulfilled, newCheckout, until, 
 
 let srv: TestServer;
 let s: Seller;
+let holder: pg.Client | null = null;
 
 beforeAll(async () => {
   srv = await startTestServer();
   s = await confirmSeller(srv);
 });
 afterAll(async () => {
+  await holder?.end().catch(() => {});
   await srv?.close();
 });
 
@@ -108,5 +111,22 @@ describe('one trial per customer and product, under concurrent confirms', () => 
     expect([again.status, again.body.active_trial_interval, again.body.total_amount]).toEqual([200, null, 1900]);
     expect(await fulfilled(srv, s, lost[0]!.id)).toBe('succeeded');
     expect(await succeededCharges([lost[0]!.id])).toBe(1);
+  });
+
+  it("while other transactions reference the seller's organization and product (as a fulfilment's inserts do), the refused checkout is still recomputed", async () => {
+    const product = await trialPlan();
+    // A transaction holding the key-share locks an insert referencing the organization and the product
+    // takes. Recomputing the losing checkout once locked those rows for update and deadlocked with the
+    // winner's fulfilment (seen in CI: the loser kept showing the trial).
+    holder = new pg.Client({ connectionString: srv.databaseUrl });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select 1 from organizations where id = $1 for key share', [s.organization.id]);
+    await holder.query('select 1 from products where id = $1 for key share', [product.id]);
+    const email = `held-${randomUUID().slice(0, 8)}@example.com`;
+    const checkouts = await Promise.all([0, 1].map(() => newCheckout(srv, s, product.id)));
+    const { winner, lost } = await race(checkouts, email);
+    await holder.query('rollback');
+    await expectOneTrial(email, winner.id, lost, product.id);
   });
 });

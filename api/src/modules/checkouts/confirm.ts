@@ -31,6 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
+import type { Logger } from '../../kit/logger.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ApiError, RequestValidationError, ResourceAlreadyExists, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
@@ -44,7 +45,7 @@ import { redeemTrial, TrialAlreadyRedeemed, trialLostAtConfirm } from '../trials
 import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
 import { validateCustomFieldData } from './custom-field-data.ts';
-import { CHECKOUT_POPULATE } from './schemas.ts';
+import { CHECKOUT_ALIAS, CHECKOUT_POPULATE } from './schemas.ts';
 import { ensureCheckoutGraph } from './loaded.ts';
 import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
 import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer } from './buyer.ts';
@@ -98,6 +99,7 @@ export interface ConfirmDeps {
   cfg: Config;
   orm: MikroORM;
   processor: PaymentProcessor;
+  log?: Pick<Logger, 'warn'>;
 }
 
 /** What step 1 hands to the charge and to step 3. */
@@ -238,7 +240,7 @@ export async function confirmCheckout(
     if (err instanceof ApiError && err.error === 'TrialAlreadyRedeemed') {
       // The buyer's changes (their email: whose trial it was) are kept with the recomputed checkout.
       const { confirmation_token_id: _token, ...update } = input;
-      await withoutTrial(em, deps, clientSecret, 'secret', update).catch(() => {});
+      await withoutTrial(em, deps, clientSecret, 'secret', update);
     }
     throw err;
   });
@@ -295,24 +297,38 @@ export async function confirmCheckout(
       }
       if (abort.refund && charged.chargeId) await refundUnfulfilledCharge(em, processor, refund);
       if (abort.error instanceof ApiError && abort.error.error === 'TrialAlreadyRedeemed') {
-        // Best effort: the buyer's next confirmation recomputes the checkout anyway.
-        await withoutTrial(em, deps, p.checkoutId, 'id', {}).catch(() => {});
+        await withoutTrial(em, deps, p.checkoutId, 'id', {});
       }
       throw abort.error;
     }
   }
 }
 
-/** The checkout whose trial another confirmation redeemed first: recomputed (now charging the first period) and announced. */
+/**
+ * The checkout whose trial another confirmation redeemed first: recomputed (now charging the first
+ * period) and announced. Only the checkout's row is locked: locking the product, price and
+ * organization rows its query joins deadlocked with the winner's fulfilment inserting rows that
+ * reference them. Tried three times; should it still fail, the buyer's next confirmation recomputes
+ * the checkout anyway (and is refused once more), so the failure is logged, not answered.
+ */
 async function withoutTrial(em: EntityManager, deps: ConfirmDeps, key: string, by: 'id' | 'secret', update: Omit<CheckoutConfirm, 'confirmation_token_id'>): Promise<void> {
-  await em.fork().transactional(async (tx) => {
-    const where = by === 'id' ? { id: key, status: 'open' as const } : { clientSecret: key, status: 'open' as const };
-    const c = await tx.findOne(Checkout, where, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: CHECKOUT_POPULATE });
-    if (!c) return;
-    await updateCheckout(tx, c, update, 'public');
-    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
-    await tx.flush();
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await em.fork().transactional(async (tx) => {
+        const where = by === 'id' ? { id: key, status: 'open' as const } : { clientSecret: key, status: 'open' as const };
+        const c = await tx.findOne(Checkout, where, { lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: [CHECKOUT_ALIAS] });
+        if (!c) return;
+        await tx.populate(c, CHECKOUT_POPULATE);
+        await updateCheckout(tx, c, update, 'public');
+        emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+        await tx.flush();
+      });
+    } catch (err) {
+      if (attempt < 3) continue;
+      deps.log?.warn({ err, checkout: key.startsWith(CHECKOUT_SECRET_PREFIX) ? '(by secret)' : key }, 'checkout not recomputed without its redeemed trial');
+      return;
+    }
+  }
 }
 
 /** Step 3's transaction (see the file comment); throws `Abort` when the confirmation must not happen. */

@@ -116,12 +116,12 @@ export interface LicenseKeyDeactivateInput {
   activation_id: string;
 }
 
-/** The key of the organization, locked for update, with its customer; 404 when unknown. */
+/** The key of the organization, locked for update (its row only, not its customer's), with its customer; 404 when unknown. */
 export async function lockLicenseKeyByKey(em: EntityManager, organizationId: string, key: string): Promise<LicenseKey> {
   const found = await em.findOne(
     LicenseKey,
     { organization: organizationId, key },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['customer'] },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: ['l0'], populate: ['customer'] },
   );
   if (!found) throw ResourceNotFound('License key not found.');
   return found;

@@ -18,7 +18,7 @@ import { applyBenefitActionIn, SHARED_ACCESS_TYPES } from '../benefits/grant-act
 import type { Integrations } from '../benefits/integrations.ts';
 import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
-import { CHECKOUT_POPULATE, serializeCheckout, serializeCheckoutWithProducts, type CheckoutProductsRead } from '../checkouts/schemas.ts';
+import { CHECKOUT_ALIAS, CHECKOUT_POPULATE, serializeCheckout, serializeCheckoutWithProducts, type CheckoutProductsRead } from '../checkouts/schemas.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
@@ -195,9 +195,6 @@ export interface FulfilResult extends OrderStepResult {
   succeeded: boolean;
   receipt: Receipt | null;
 }
-
-/** The alias MikroORM gives the root table of a `Checkout` query (the default naming strategy's `c0`). */
-const CHECKOUT_ALIAS = 'c0';
 
 /**
  * The fulfilment of a confirmed checkout in ONE transaction (issue #5): the saved payment method, the
