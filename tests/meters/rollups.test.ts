@@ -172,6 +172,28 @@ async function compare(meterId: string, q: GenQuery, events: GenEvent[]): Promis
   expect(res.body.quantities).toEqual(reference);
 }
 
+/**
+ * The customer-less rollup of a meter equals the per-hour sum of its per-customer rows, exactly
+ * (numeric), row for row: nothing missing, nothing extra.
+ */
+async function expectTotalsAgree(meterId: string): Promise<void> {
+  const { rows } = await runSql<{ missing: string; extra: string; totals: string; hours: string }>(
+    srv.deps.orm.em.fork(),
+    `with expected as (
+       select "hour", sum("n") as n, sum("vn") as vn, sum("vsum") as vsum, min("vmin") as vmin, max("vmax") as vmax
+       from "meter_rollups" where "meter_id" = $1 group by 1),
+     actual as (select "hour", "n", "vn", "vsum", "vmin", "vmax" from "meter_rollup_totals" where "meter_id" = $1)
+     select (select count(*) from (select * from expected except select * from actual) x) as missing,
+            (select count(*) from (select * from actual except select * from expected) x) as extra,
+            (select count(*) from actual) as totals, (select count(*) from expected) as hours`,
+    [meterId],
+  );
+  expect(rows[0]).toEqual({ missing: '0', extra: '0', totals: rows[0]!.hours, hours: rows[0]!.hours });
+}
+
+/** Every whole hour of the events' span, all customers (read from the customer-less rollup alone once merged). */
+const wholeHours: GenQuery = { interval: 'hour', start: -HOUR, length: (SPAN_HOURS + 2) * HOUR, near: null, endNear: null, utcOffsetMinutes: 0, who: 'all' };
+
 // ---- the property ------------------------------------------------------------------------------
 
 describe('meter rollups', () => {
@@ -207,6 +229,7 @@ describe('meter rollups', () => {
           await ingest(run.after, run.batchSizes);
           await merge(1);
           for (const q of run.queries.slice(0, 2)) await compare(meterId, q, [...run.before, ...run.after]);
+          await expectTotalsAgree(meterId);
           if (run.change) {
             const body = { filter: run.change.filter, aggregation: run.change.aggregation };
             expect((await call(srv, s.token, 'PATCH', `/v1/meters/${meterId}`, body)).status).toBe(200);
@@ -214,6 +237,10 @@ describe('meter rollups', () => {
           await ingest(run.afterChange, run.batchSizes);
           await merge(2);
           for (const q of run.queries) await compare(meterId, q, [...run.before, ...run.after, ...run.afterChange]);
+          await expectTotalsAgree(meterId);
+          await mergeRollups(srv.deps.orm.em.fork(), s.organization.id);
+          await expectTotalsAgree(meterId);
+          await compare(meterId, wholeHours, []);
         },
       ),
       { numRuns: Number(process.env.ROLLUP_PROPERTY_RUNS ?? 30), endOnFailure: true },
@@ -247,6 +274,7 @@ describe('meter rollups', () => {
     }
     const { rows } = await runSql<{ n: string }>(em, 'select count(*) as n from "meter_rollups" where "meter_id" = $1', [ids.count]);
     expect(Number(rows[0]!.n)).toBe(1);
+    for (const id of Object.values(ids)) await expectTotalsAgree(id);
   });
 
   it('stay exact when batches are ingested while the meter changes (ingest and rebuild exclude each other)', async () => {
@@ -397,6 +425,7 @@ describe('meter rollups', () => {
       [created.body.id, s.organization.id],
     );
     expect(Number(rows[0]!.rolled)).toBe(Number(rows[0]!.raw));
+    await expectTotalsAgree(created.body.id);
     for (const who of ['all', 'c0', 'ext-9'] as const) await compare(created.body.id, { ...q, who }, []);
   });
 

@@ -79,3 +79,26 @@ export const MeterRollup = defineEntity({
   ],
 });
 export type MeterRollup = InferEntity<typeof MeterRollup>;
+
+/**
+ * The same hourly pre-aggregates as `MeterRollup` without the customer dimension: one row per meter
+ * and UTC hour, the sum of that hour's `MeterRollup` rows (count, sum, min and max compose; avg is
+ * Σvsum / Σvn). Quantities without a customer filter read these, so their cost follows hours, not
+ * customers × hours. Written with the `MeterRollup` rows by the same merge and rebuild (`rollups.ts`).
+ */
+export const MeterRollupTotal = defineEntity({
+  name: 'MeterRollupTotal',
+  tableName: 'meter_rollup_totals',
+  properties: {
+    id: p.bigint().primary().autoincrement(),
+    meter: () => p.manyToOne(Meter).deleteRule('cascade').index(false),
+    hour: p.datetime(),
+    n: p.bigint(),
+    vn: p.bigint(),
+    vsum: p.decimal().columnType('numeric'),
+    vmin: p.decimal().columnType('numeric').nullable(),
+    vmax: p.decimal().columnType('numeric').nullable(),
+  },
+  uniques: [{ name: 'meter_rollup_totals_meter_hour_unique', properties: ['meter', 'hour'] }],
+});
+export type MeterRollupTotal = InferEntity<typeof MeterRollupTotal>;

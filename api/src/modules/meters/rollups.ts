@@ -74,6 +74,13 @@ function rollupSelect(meterId: string, organizationId: string, def: MeterDefinit
 }
 
 const ROLLUP_COLUMNS = '"meter_id", "hour", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax"';
+const TOTAL_COLUMNS = '"meter_id", "hour", "n", "vn", "vsum", "vmin", "vmax"';
+/** Adds the partial aggregates of `excluded` to the row `r` (count, sum, min and max compose). */
+const MERGE_SET = `"n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
+  "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")`;
+/** Per (meter, hour): the sum of the per-customer rollup rows of `source` (rows of `meter_rollups`' shape). */
+const totalsOf = (source: string) =>
+  `select "meter_id", "hour", sum("n"), sum("vn"), sum("vsum"), min("vmin"), max("vmax") from ${source} group by 1, 2`;
 
 /**
  * Merges into every built rollup of the organization its events committed since the last merge
@@ -100,13 +107,15 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
     if (!selects.length) return 0;
     const { rows: merged } = await runSql<{ n: number }>(
       tx,
-      `with merged as (
+      `with u as materialized (${selects.join(' union all ')}), merged as (
          insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
-         select * from (${selects.join(' union all ')}) u order by 1, 2, 3, 4
-         on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set
-           "n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
-           "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")
+         select * from u order by 1, 2, 3, 4
+         on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set ${MERGE_SET}
          returning 1
+       ), totals as (
+         insert into "meter_rollup_totals" as r (${TOTAL_COLUMNS})
+         ${totalsOf('u')} order by 1, 2
+         on conflict ("meter_id", "hour") do update set ${MERGE_SET}
        ), moved as (
          update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${params.add(
            rows.map((m) => m.id),
@@ -176,6 +185,12 @@ export async function rebuildRollup(em: EntityManager, meterId: string): Promise
     const below = `(e."xid" is null or not ${unseenBy(meter.now, params)})`;
     const select = rollupSelect(meterId, meter.organization_id, meter, '"events"', below, params);
     await runSql(tx, `insert into "meter_rollups" (${ROLLUP_COLUMNS}) ${select}`, params.values);
+    await runSql(tx, 'delete from "meter_rollup_totals" where "meter_id" = $1', [meterId]);
+    await runSql(
+      tx,
+      `insert into "meter_rollup_totals" (${TOTAL_COLUMNS}) ${totalsOf('(select * from "meter_rollups" where "meter_id" = $1) r')} order by 1, 2`,
+      [meterId],
+    );
     await runSql(
       tx,
       `update "meters" set "rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), "rolled_snapshot" = $2::pg_snapshot
@@ -245,6 +260,8 @@ export interface RollupQuery {
   interval: string;
   /** Conditions on `e` (organization, customers) from `eventConditions`, values in `params`. */
   conditions: string[];
+  /** No customer filter (`conditions` only select the organization): whole hours come from `meter_rollup_totals`. */
+  allCustomers: boolean;
   params: SqlParams;
 }
 
@@ -281,10 +298,13 @@ export async function rollupQuantities(
     const hs = params.add(fullStart.toISOString(), 'timestamptz');
     const he = params.add(fullEnd.toISOString(), 'timestamptz');
     parts.push(
-      `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
-       from (select r.*, ${params.add(q.organizationId, 'uuid')} as "organization_id" from "meter_rollups" r
-             where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}) e
-       where ${customer}`,
+      q.allCustomers
+        ? `select date_trunc(${interval}, r."hour" at time zone 'UTC') as ts, r."n", r."vn", r."vsum", r."vmin", r."vmax"
+           from "meter_rollup_totals" r where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}`
+        : `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
+           from (select r.*, ${params.add(q.organizationId, 'uuid')} as "organization_id" from "meter_rollups" r
+                 where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}) e
+           where ${customer}`,
     );
     parts.push(raw(`${unseenBy(q.rolledSnapshot, params)} and e."timestamp" >= ${hs} and e."timestamp" < ${he}`));
     if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));

@@ -139,6 +139,7 @@ export async function meterQuantities(
           end: q.end,
           interval: q.interval,
           conditions,
+          allCustomers: !q.customerIds && !q.externalCustomerIds,
           params,
           rolledSnapshot: state.rolledSnapshot,
         })
