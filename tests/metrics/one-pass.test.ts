@@ -5,8 +5,8 @@
  * changes, every interval, several time zones and the filters. Data keeps arriving between checks,
  * much of it dated in the past (late), and a customer is soft-deleted mid-way: the answers must
  * still equal the reference. Orders and subscriptions are also changed and deleted between checks
- * (status, date, amount, subscription start and end), and every query the aggregates can answer
- * (no customer, at most one product, no billing type) is also answered from them alone.
+ * (status, date, amount, customer, subscription start, end and customer), and every query the aggregates can answer
+ * (no customer or one, at most one product, no billing type) is also answered from them alone.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,8 +69,9 @@ const orderArb = fc.record({
   subscription: fc.option(fc.nat(), { nil: null }),
 });
 const changeArb = fc.record({
-  what: fc.constantFrom('order-status', 'order-date', 'order-net', 'order-delete', 'sub-start', 'sub-end'),
+  what: fc.constantFrom('order-status', 'order-date', 'order-net', 'order-delete', 'order-customer', 'sub-start', 'sub-end', 'sub-customer'),
   pick: fc.nat(),
+  customer: fc.integer({ min: 0, max: 2 }),
   at: instant,
   net: fc.integer({ min: 0, max: 100_000 }),
 });
@@ -122,6 +123,8 @@ async function change(c: Change) {
     'order-date': [`update orders set created_at = $2 where id = $1`, [id, iso(c.at)]],
     'order-net': [`update orders set net_amount = $2 where id = $1`, [id, c.net]],
     'order-delete': [`delete from orders where id = $1`, [id]],
+    'order-customer': [`update orders set customer_id = $2 where id = $1`, [id, customers[c.customer]]],
+    'sub-customer': [`update subscriptions set customer_id = $2 where id = $1`, [id, customers[c.customer]]],
     'sub-start': [`update subscriptions set started_at = $2 where id = $1`, [id, iso(c.at)]],
     'sub-end': [`update subscriptions set ended_at = case when ended_at is null then $2::timestamptz end where id = $1`, [id, iso(c.at)]],
   };
@@ -173,20 +176,23 @@ describe('metrics in one pass', () => {
             expect(expected.length).toBeGreaterThan(0);
             expect(asJson(await computeMetrics(srv.deps.orm.em.fork(), q))).toEqual(asJson(expected));
             compared++;
-            // The same query without a customer or billing type is one the aggregates answer (every zone
-            // here starts its hours on a quarter hour): from them alone, it must equal the reference too.
-            const wide = toQuery({ ...raw, customer: null, billing: null });
-            const fromBuckets = await computeMetricsFromBuckets(srv.deps.orm.em.fork(), wide);
-            expect(fromBuckets).not.toBeNull();
-            expect(asJson(fromBuckets!)).toEqual(asJson(await referenceMetrics(srv.deps.orm.em.fork(), wide)));
-            fromAggregates++;
+            // The same query without a billing type, for all customers and for one, is one the aggregates
+            // answer (every zone here starts its hours on a quarter hour): from them alone, it must equal the
+            // reference too. Orders here may belong to another customer than their subscription.
+            for (const customer of [null, raw.customer ?? 0]) {
+              const wide = toQuery({ ...raw, customer, billing: null });
+              const fromBuckets = await computeMetricsFromBuckets(srv.deps.orm.em.fork(), wide);
+              expect(fromBuckets).not.toBeNull();
+              expect(asJson(fromBuckets!)).toEqual(asJson(await referenceMetrics(srv.deps.orm.em.fork(), wide)));
+              fromAggregates++;
+            }
           }
         },
       ),
       { numRuns: 25 },
     );
     expect(compared).toBeGreaterThanOrEqual(25);
-    expect(fromAggregates).toBe(compared);
+    expect(fromAggregates).toBe(2 * compared);
   });
 
   it('answer the same through GET /v1/metrics/ as the reference, every filter at once', async () => {

@@ -102,12 +102,13 @@ const ACTIVE_AND_FIGURES = `active as (
 
 /**
  * The figures, from the 15-minute aggregates the order and subscription triggers keep (see
- * docs/performance.md) when the query allows it: no customer filter, at most one product, no
- * billing-type filter, and every period edge on a quarter hour; otherwise from the rows.
+ * docs/performance.md) when the query allows it: at most one customer (the per-customer
+ * aggregates), at most one product, no billing-type filter, and every period edge on a quarter
+ * hour; otherwise from the rows.
  */
 export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[]> {
   const billing = new Set(q.billingTypes ?? []);
-  if (!q.customerIds?.length && (q.productIds?.length ?? 0) <= 1 && billing.size !== 1) {
+  if ((q.customerIds?.length ?? 0) <= 1 && (q.productIds?.length ?? 0) <= 1 && billing.size !== 1) {
     const fromBuckets = await computeMetricsFromBuckets(em, q);
     if (fromBuckets) return fromBuckets;
   }
@@ -147,15 +148,22 @@ const BUCKET_CLASS: Record<MetricsInterval, number> = { hour: 0, day: 0, week: 1
  * bucket falls in, as an order would; its subscription started in the period when
  * b - pe < start_gap <= b - ps and before it when start_gap > b - ps; it is the first of its
  * subscription in the period (renewed_subscriptions, distinct) when renew_gap > b - ps.
- * Subscriptions recorded as ending before they started are read from their rows. Null when a
- * period edge is not on a quarter hour (a historical local-mean-time offset).
+ * Subscriptions recorded as ending before they started are read from their rows. One customer
+ * reads the per-customer tables, whose renewal gaps are within that customer's orders. Null when
+ * a period edge is not on a quarter hour (a historical local-mean-time offset) or for several
+ * customers (a subscription with orders of two of them would count once per customer).
  */
 export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[] | null> {
+  if ((q.customerIds?.length ?? 0) > 1) return null;
   const params = new SqlParams();
   const periods = periodsSql(q, params);
   const orgs = params.add(q.organizationIds, 'uuid[]');
   const product = q.productIds?.length ? params.add(q.productIds[0], 'uuid') : null;
-  const productOf = (alias: string) => (product ? ` and ${alias}.product_id = ${product}` : '');
+  const customer = q.customerIds?.length ? params.add(q.customerIds[0], 'uuid') : null;
+  const productOf = (alias: string) =>
+    (product ? ` and ${alias}.product_id = ${product}` : '') + (customer ? ` and ${alias}.customer_id = ${customer}` : '');
+  const orderBuckets = customer ? 'metrics_customer_order_buckets' : 'metrics_order_buckets';
+  const subscriptionBuckets = customer ? 'metrics_customer_subscription_buckets' : 'metrics_subscription_buckets';
   const renewGap = product ? 'renew_gap_product' : 'renew_gap_org';
   const sql = `
     with periods as (${periods}),
@@ -180,7 +188,7 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
       select r.bucket, r.kind, r.start_gap, r.${renewGap} as renew_gap, r.n, r.net,
              b.starts_b[width_bucket(r.bucket, b.starts_b)] as p_key
       from bounds b
-      join metrics_order_buckets r on r.organization_id = any(${orgs}) and r.class = ${BUCKET_CLASS[q.interval]}
+      join ${orderBuckets} r on r.organization_id = any(${orgs}) and r.class = ${BUCKET_CLASS[q.interval]}
         and r.bucket >= b.lo_b and r.bucket < b.hi_b${productOf('r')}
       where b.aligned
     ),
@@ -203,7 +211,7 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
              width_bucket(s.bucket, b.ends_b) + 1 as k_started, width_bucket(s.bucket, b.starts_b) + 1 as k_ended,
              b.starts_b[width_bucket(s.bucket, b.starts_b)] as p_key
       from bounds b
-      join metrics_subscription_buckets s on s.organization_id = any(${orgs}) and s.bucket < b.hi_b${productOf('s')}
+      join ${subscriptionBuckets} s on s.organization_id = any(${orgs}) and s.bucket < b.hi_b${productOf('s')}
       where b.aligned
     ),
     odd_subs as (
