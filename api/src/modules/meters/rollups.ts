@@ -129,6 +129,26 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
   });
 }
 
+/**
+ * Summarizes the page ranges of `events_xid_brin` that have none yet. An unsummarized range matches
+ * every xid condition, so without this the unmerged-tail scan of every read would read every page
+ * written since the last autovacuum (autosummarize queues at most a few hundred ranges): after a bulk
+ * load, most of the table. Summaries, once made, are kept current by inserts. Off the request (after
+ * a merge or rebuild), in its own short transaction; skipped when another summarization or a vacuum
+ * holds the index (lock_timeout), which then does the same work.
+ */
+export async function summarizeXidIndex(em: EntityManager): Promise<void> {
+  if (em.isInTransaction()) return;
+  try {
+    await em.transactional(async (tx) => {
+      await runSql(tx, "set local lock_timeout = '100ms'");
+      await runSql(tx, `select brin_summarize_new_values('"events_xid_brin"'::regclass)`);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code !== '55P03') throw err;
+  }
+}
+
 /** Merges waiting per organization: one runs at a time, later requests coalesce into one more. */
 const merges = new Map<string, { running: boolean; again: boolean }>();
 /** How long a scheduled merge waits, so that it takes the batches committed meanwhile along. */
@@ -152,6 +172,7 @@ export function scheduleMerge(em: EntityManager, organizationIds: string[], onEr
       entry.running = true;
       entry.again = false;
       mergeRollups(em.fork(), org)
+        .then(() => summarizeXidIndex(em.fork()))
         .catch(onError)
         .finally(() => {
           entry.running = false;
@@ -198,11 +219,31 @@ export async function rebuildRollup(em: EntityManager, meterId: string): Promise
       [meterId, meter.now],
     );
   });
+  await summarizeXidIndex(em);
 }
 
 /** Whether the meter's rollups follow its current filter and aggregation. */
 export async function rollupIsCurrent(em: EntityManager, meterId: string): Promise<boolean> {
   return (await rollupState(em, meterId)).current;
+}
+
+/** A meter's definition and its rollups' state, read in one statement; null unless it belongs to one of `organizationIds`. */
+export async function meterWithRollupState(
+  em: EntityManager,
+  meterId: string,
+  organizationIds: string[],
+): Promise<(MeterDefinition & { id: string; organizationId: string; current: boolean; rolledSnapshot: string | null }) | null> {
+  const { rows } = await runSql<{ organization_id: string; filter: Filter; aggregation: Aggregation; current: boolean; rolled_snapshot: string | null }>(
+    em,
+    `select "organization_id", "filter", "aggregation",
+            coalesce("rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), false)
+              and "rolled_snapshot" is not null as current, "rolled_snapshot"::text as rolled_snapshot
+     from "meters" where "id" = $1 and "organization_id" = any($2::uuid[])`,
+    [meterId, organizationIds],
+  );
+  const m = rows[0];
+  if (!m) return null;
+  return { id: meterId, organizationId: m.organization_id, filter: m.filter, aggregation: m.aggregation, current: m.current, rolledSnapshot: m.rolled_snapshot };
 }
 
 /** Whether the meter's rollups follow its current definition, and the snapshot they hold (`rolled_snapshot`). */

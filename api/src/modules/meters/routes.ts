@@ -21,6 +21,7 @@ import {
   TIME_INTERVALS,
 } from './schemas.ts';
 import { listMeterIds, meterCondition, meterQuantities, saveMeterChange, saveNewMeter } from './service.ts';
+import { meterWithRollupState } from './rollups.ts';
 
 const idParams = z.object({ id: z.uuid() });
 const datetime = isoDateTime().transform((v) => new Date(v));
@@ -150,14 +151,21 @@ export const routes = [
     }),
     response: meterQuantitiesSchema,
     async handler({ params, query, principal, em }) {
-      const meter = await findMeter(em, principal, params.id);
-      const quantities = await meterQuantities(em, meter, {
-        start: query.start_timestamp,
-        end: query.end_timestamp,
-        interval: query.interval,
-        customerIds: query.customer_id,
-        externalCustomerIds: query.external_customer_id,
-      });
+      // The meter, its definition and its rollups' state in one plain statement (no ORM entity).
+      const meter = await meterWithRollupState(em, params.id, await visibleOrganizationIds(em, principal));
+      if (!meter) throw ResourceNotFound('Meter not found');
+      const quantities = await meterQuantities(
+        em,
+        { id: meter.id, organization: { id: meter.organizationId }, filter: meter.filter, aggregation: meter.aggregation },
+        {
+          start: query.start_timestamp,
+          end: query.end_timestamp,
+          interval: query.interval,
+          customerIds: query.customer_id,
+          externalCustomerIds: query.external_customer_id,
+        },
+        meter,
+      );
       return { quantities };
     },
   }),

@@ -113,8 +113,10 @@ function checkRange(q: QuantitiesQuery): void {
  */
 export async function meterQuantities(
   em: EntityManager,
-  meter: Meter,
+  meter: MeterRef,
   q: QuantitiesQuery,
+  /** The rollups' state when the caller read it with the meter (`meterWithRollupState`), else read here. */
+  known?: { current: boolean; rolledSnapshot: string | null },
 ): Promise<{ timestamp: string; quantity: number }[]> {
   checkRange(q);
   const params = new SqlParams();
@@ -124,7 +126,7 @@ export async function meterQuantities(
     params,
   );
   for (let attempt = 0; ; attempt++) {
-    let state = await rollupState(em, meter.id);
+    let state = attempt === 0 && known ? known : await rollupState(em, meter.id);
     if (!state.current) {
       await rebuildRollup(em.fork(), meter.id);
       state = await rollupState(em, meter.id);
@@ -149,10 +151,18 @@ export async function meterQuantities(
   }
 }
 
+/** What the quantity reads use of a meter (a `Meter` entity is one). */
+export interface MeterRef {
+  id: string;
+  organization: { id: string };
+  filter: Filter;
+  aggregation: Aggregation;
+}
+
 /** The same quantities computed from the raw events alone (the reference the rollups must equal). */
 export async function rawMeterQuantities(
   em: EntityManager,
-  meter: Meter,
+  meter: MeterRef,
   q: QuantitiesQuery,
 ): Promise<{ timestamp: string; quantity: number }[]> {
   checkRange(q);
