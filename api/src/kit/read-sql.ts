@@ -54,6 +54,9 @@ export function isoSql(expr: string): string {
   return `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/** The query's `text` rewrite of the body, or the body as it is. */
+const bodyText = (q: { text?: (textExpr: string) => string }) => q.text ?? ((t: string) => t);
+
 export interface JsonPageQuery {
   /**
    * The matched rows: `select <alias>.id, <the columns orderBy uses> from ... where ...`. Its
@@ -65,6 +68,8 @@ export interface JsonPageQuery {
   orderBy: string;
   /** The JSON expression of one item given the expression of its id (e.g. `productJsonSql`). */
   item: (idExpr: string) => string;
+  /** Rewrites the body's JSON text (an SQL text expression) once, after it is built (`products/read-sql.ts` `withMediaUrls`). */
+  text?: (textExpr: string) => string;
 }
 
 /**
@@ -76,10 +81,10 @@ export async function jsonPage(em: EntityManager, q: JsonPageQuery, page: Page):
   const sql = `with m as (${q.matched}),
     pg as (select m.id, row_number() over (order by ${q.orderBy}) as n from m order by ${q.orderBy} limit ? offset ?),
     c as (select count(*) as t from m)
-    select json_build_object(
+    select ${bodyText(q)(`json_build_object(
       'items', coalesce((select json_agg(${q.item('pg.id')} order by pg.n) from pg), '[]'::json),
       'pagination', json_build_object('total_count', c.t, 'max_page', ceil(c.t / ?::numeric)::int)
-    )::text as body from c`;
+    )::text`)} as body from c`;
   const rows = await query<{ body: string }>(em, sql, [...q.params, page.limit, (page.page - 1) * page.limit, page.limit]);
   return new RawJson(rows[0]!.body);
 }
@@ -90,11 +95,11 @@ export async function jsonPage(em: EntityManager, q: JsonPageQuery, page: Page):
  */
 export async function jsonOne(
   em: EntityManager,
-  q: { table: string; where: string; params: unknown[]; item: (idExpr: string) => string },
+  q: { table: string; where: string; params: unknown[]; item: (idExpr: string) => string; text?: (textExpr: string) => string },
 ): Promise<RawJson | null> {
   const rows = await query<{ body: string }>(
     em,
-    `select ${q.item('x.id')}::text as body from ${q.table} x where ${q.where} limit 1`,
+    `select ${bodyText(q)(`${q.item('x.id')}::text`)} as body from ${q.table} x where ${q.where} limit 1`,
     q.params,
   );
   return rows.length ? new RawJson(rows[0]!.body) : null;

@@ -9,8 +9,8 @@ import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
 import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
 import { billingAddressJsonSql, customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
-import { productJsonSql } from '../products/read-sql.ts';
-import { discountBaseJsonSql, priceJsonSql, subscriptionBaseJsonSql } from '../subscriptions/read-sql.ts';
+import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
+import { discountBaseJsonSql, subscriptionBaseJsonSql } from '../subscriptions/read-sql.ts';
 import type { OrderListQuery } from './list.ts';
 
 function buildOrderJsonSql(product: string): string {
@@ -39,13 +39,15 @@ function buildOrderJsonSql(product: string): string {
     where o.id = $ID)`;
 }
 
-let itemSql: { product: string; sql: string } | undefined;
-/** The order whose id is the SQL expression `idExpr` as `serializeOrder` builds it (type `json`). */
+let itemSql: string | undefined;
+/**
+ * The order whose id is the SQL expression `idExpr` as `serializeOrder` builds it (type `json`), its
+ * product's media URLs still marked: the statement's text goes through `withMediaUrls`.
+ */
 function orderJsonSql(idExpr: string): string {
-  // The statement's text is the same for every request: built once (`productJsonSql` caches its own part).
-  const product = productJsonSql('o.product_id');
-  if (itemSql?.product !== product) itemSql = { product, sql: buildOrderJsonSql(product) };
-  return itemSql.sql.replace('$ID', () => idExpr);
+  // The statement's text is the same for every request: built once.
+  itemSql ??= buildOrderJsonSql(storedProductJsonSql('o.product_id'));
+  return itemSql.replace('$ID', () => idExpr);
 }
 
 /** Sorting keys → expressions over the order row `x` (relations by what a person reads, as `orderOrderBy`). */
@@ -102,6 +104,7 @@ export function listOrdersJson(em: EntityManager, organizationIds: string[], q: 
       params,
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item: orderJsonSql,
+      text: withMediaUrls,
     },
     page,
   );
@@ -110,5 +113,5 @@ export function listOrdersJson(em: EntityManager, organizationIds: string[], q: 
 /** `GET /v1/orders/:id`: the order's JSON text if it belongs to one of `organizationIds`, else null (404). */
 export function orderJson(em: EntityManager, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
-  return jsonOne(em, { table: 'orders', where: `x.id = ? and ${sqlIn('x.organization_id', organizationIds, params)}`, params, item: orderJsonSql });
+  return jsonOne(em, { table: 'orders', where: `x.id = ? and ${sqlIn('x.organization_id', organizationIds, params)}`, params, item: orderJsonSql, text: withMediaUrls });
 }

@@ -1,10 +1,16 @@
 /**
  * A product's read model built by PostgreSQL, for reads without the ORM (`kit/read-sql.ts`): the JSON
  * `serializeProduct` returns (live prices static first, benefits, media with their public URL,
- * attached custom fields, metadata, dates as `toISOString()`). Orders and subscriptions embed it with
- * `productJsonSql('o.product_id')`. Prices created in the same millisecond (one request) keep the
- * order they were stored in (`ctid`), as the ORM's collection returned them.
- * `tests/reads/sql-json.test.ts` compares it with the serializer on the same rows; change both together.
+ * attached custom fields, metadata, dates as `toISOString()`). Prices created in the same millisecond
+ * (one request) keep the order they were stored in (`ctid`), as the ORM's collection returned them.
+ *
+ * The reads (products, and the product orders and subscriptions embed) take it stored:
+ * `product_read_models`, which triggers refresh at the commit of every write that changes what it shows
+ * (`storedProductJsonSql`, `withMediaUrls`). `productJsonSql` builds it live, for reads inside a write's
+ * transaction, which see their own changes before the commit refreshes the stored copy.
+ * `tests/reads/sql-json.test.ts` and `product-read-model.test.ts` compare both with the serializer on
+ * the same rows; a change of the JSON changes `buildProductJsonSql` and comes with a migration that
+ * replaces the stored copy's function `product_read_model_json` (Migration20261126021500).
  */
 import type { EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
@@ -32,14 +38,14 @@ function sizeReadableSql(expr: string): string {
   return `case ${steps.join(' ')} end`;
 }
 
-/** `serializeProductMedia` of the file row `f`. */
+/** `serializeProductMedia` of the file row `f`; its URL is the SQL text expression `urlPrefix` and the encoded path. */
 function mediaJsonSql(f: string, urlPrefix: string): string {
   return `json_build_object('id', ${f}.id, 'organization_id', ${f}.organization_id, 'name', ${f}.name, 'path', ${f}.path,
     'mime_type', ${f}.mime_type, 'size', ${f}.size, 'storage_version', ${f}.storage_version, 'checksum_etag', ${f}.checksum_etag,
     'checksum_sha256_base64', ${f}.checksum_sha256base64, 'checksum_sha256_hex', ${f}.checksum_sha256hex,
     'last_modified_at', ${isoSql(`${f}.last_modified_at`)}, 'version', ${f}.version, 'is_uploaded', ${f}.is_uploaded,
     'created_at', ${isoSql(`${f}.created_at`)}, 'modified_at', ${isoSql(`${f}.modified_at`)}, 'size_readable', ${sizeReadableSql(`${f}.size`)},
-    'service', ${f}.service, 'public_url', ${sqlLiteral(urlPrefix)} || ${uriPathSql(`${f}.path`)})`;
+    'service', ${f}.service, 'public_url', ${urlPrefix} || ${uriPathSql(`${f}.path`)})`;
 }
 
 /** `serializeCustomField` of the custom field row `cf` (properties without null values). */
@@ -49,8 +55,11 @@ function customFieldJsonSql(cf: string): string {
     'properties', (select coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb) from jsonb_each(${cf}.properties) e(k, v) where e.v <> 'null'::jsonb))`;
 }
 
-/** `serializePrice` of the price row `pp` (meter `mt`) of the product row `p`. */
-function priceJsonSql(pp: string, mt: string, p: string): string {
+/**
+ * `serializePrice(price, product)` of the price row `pp` (any, archived too) of the product row `p`:
+ * the product's prices, and the price orders and subscriptions embed.
+ */
+export function priceJsonSql(pp: string, p: string): string {
   const common = `'id', ${pp}.id, 'created_at', ${isoSql(`${pp}.created_at`)}, 'modified_at', ${isoSql(`${pp}.modified_at`)},
     'is_archived', ${pp}.is_archived, 'product_id', ${p}.id,
     'type', case when ${p}.recurring_interval is null then 'one_time' else 'recurring' end, 'recurring_interval', ${p}.recurring_interval,
@@ -59,10 +68,13 @@ function priceJsonSql(pp: string, mt: string, p: string): string {
     when 'fixed' then json_build_object(${common}, 'price_currency', ${pp}.price_currency, 'price_amount', coalesce(${pp}.price_amount, 0))
     when 'custom' then json_build_object(${common}, 'price_currency', ${pp}.price_currency, 'minimum_amount', ${pp}.minimum_amount,
       'maximum_amount', ${pp}.maximum_amount, 'preset_amount', ${pp}.preset_amount)
-    when 'metered_unit' then json_build_object(${common}, 'price_currency', ${pp}.price_currency,
-      'unit_amount', trim_scale(coalesce(${pp}.unit_amount, 0))::text, 'cap_amount', ${pp}.cap_amount, 'meter_id', ${mt}.id,
-      'meter', json_build_object('id', ${mt}.id, 'name', ${mt}.name))
-    else json_build_object(${common}) end`;
+    when 'metered_unit' then (select json_build_object(${common}, 'price_currency', ${pp}.price_currency,
+      'unit_amount', trim_scale(coalesce(${pp}.unit_amount, 0))::text, 'cap_amount', ${pp}.cap_amount, 'meter_id', mt.id,
+      'meter', json_build_object('id', mt.id, 'name', mt.name)) from meters mt where mt.id = ${pp}.meter_id)
+    else json_build_object('id', ${pp}.id, 'created_at', ${isoSql(`${pp}.created_at`)}, 'modified_at', ${isoSql(`${pp}.modified_at`)},
+      'is_archived', ${pp}.is_archived, 'product_id', ${p}.id,
+      'type', case when ${p}.recurring_interval is null then 'one_time' else 'recurring' end, 'recurring_interval', ${p}.recurring_interval,
+      'amount_type', 'free') end`;
 }
 
 /**
@@ -75,13 +87,14 @@ export function productJsonSql(idExpr: string): string {
   const urlPrefix = mediaPublicUrlPrefix();
   const key = `${urlPrefix} ${idExpr}`;
   let sql = productSql.get(key);
-  if (sql === undefined) productSql.set(key, (sql = buildProductJsonSql(idExpr, urlPrefix)));
+  if (sql === undefined) productSql.set(key, (sql = buildProductJsonSql(idExpr, sqlLiteral(urlPrefix))));
   return sql;
 }
 /** The statements' text is the same for every request: built once per id expression. */
 const productSql = new Map<string, string>();
 
-function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
+/** The product JSON with the media URLs' prefix as the SQL text expression `urlPrefix`. */
+export function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
   return `(select json_build_object(
     'id', p.id, 'created_at', ${isoSql('p.created_at')}, 'modified_at', ${isoSql('p.modified_at')},
     'name', p.name, 'description', p.description, 'recurring_interval', p.recurring_interval,
@@ -89,10 +102,9 @@ function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
     'trial_interval_count', case when p.trial_interval is not null and coalesce(p.trial_interval_count, 0) <> 0 then p.trial_interval_count end,
     'is_recurring', p.recurring_interval is not null, 'is_archived', p.is_archived, 'organization_id', p.organization_id,
     'metadata', p.metadata,
-    'prices', (select coalesce(json_agg(${priceJsonSql('pp', 'mt', 'p')}
+    'prices', (select coalesce(json_agg(${priceJsonSql('pp', 'p')}
                  order by (pp.amount_type <> 'metered_unit') desc, pp.created_at asc, pp.ctid asc), '[]'::json)
-               from product_prices pp left join meters mt on mt.id = pp.meter_id
-               where pp.product_id = p.id and pp.is_archived = false),
+               from product_prices pp where pp.product_id = p.id and pp.is_archived = false),
     'benefits', (select coalesce(json_agg(${benefitJsonSql('b')} order by pb."order" asc, pb.id asc), '[]'::json)
                  from product_benefits pb join benefits b on b.id = pb.benefit_id where pb.product_id = p.id),
     'medias', (select coalesce(json_agg(${mediaJsonSql('f', urlPrefix)} order by pm."order" asc, pm.id asc), '[]'::json)
@@ -102,6 +114,34 @@ function buildProductJsonSql(idExpr: string, urlPrefix: string): string {
                                  order by pcf."order" asc, pcf.id asc), '[]'::json)
                from product_custom_fields pcf join custom_fields cf on cf.id = pcf.custom_field_id where pcf.product_id = p.id)
   ) from products p where p.id = ${idExpr})`;
+}
+
+/**
+ * The stored read model (`product_read_models`, kept by triggers at the commit of every write that
+ * changes what it shows: Migration20261126021500) of the product whose id is `idExpr`: the JSON of
+ * `buildProductJsonSql` with `PRODUCT_MODEL_URL_PREFIX` where a media URL's prefix goes, which the
+ * statement's `withMediaUrls` replaces once over the whole body.
+ */
+export function storedProductJsonSql(idExpr: string): string {
+  return `(select r.json from product_read_models r where r.product_id = ${idExpr})`;
+}
+
+/**
+ * What the stored read model has in place of a media URL's prefix: the character U+0001, which JSON
+ * text always escapes (`\u0001`), so `"public_url" : "\u0001` is found only where a URL starts.
+ */
+export const PRODUCT_MODEL_URL_PREFIX = 'chr(1)';
+const MEDIA_URL_MARK = '"public_url" : "\\u0001';
+
+let urlReplace: { prefix: string; sql: (textExpr: string) => string } | undefined;
+/** The JSON text `textExpr` with the stored read models' media URL marks replaced by the storage's public URL. */
+export function withMediaUrls(textExpr: string): string {
+  const prefix = mediaPublicUrlPrefix();
+  if (urlReplace?.prefix !== prefix) {
+    const to = sqlLiteral(`"public_url" : "${JSON.stringify(prefix).slice(1, -1)}`);
+    urlReplace = { prefix, sql: (t) => `replace(${t}, ${sqlLiteral(MEDIA_URL_MARK)}, ${to})` };
+  }
+  return urlReplace.sql(textExpr);
 }
 
 /**
@@ -116,7 +156,8 @@ export function listProductsJson(em: EntityManager, f: ProductListFilters, sorti
       matched: `select p.id${sort.map((c, i) => `, ${c.expr} as s${i}`).join('')} from ${from} where ${where}`,
       params,
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
-      item: productJsonSql,
+      item: storedProductJsonSql,
+      text: withMediaUrls,
     },
     page,
   );
@@ -129,6 +170,7 @@ export function productJson(em: EntityManager, organizationIds: string[], id: st
     table: 'products',
     where: `x.id = ? and x.organization_id in (${organizationIds.map(() => '?').join(', ')})`,
     params: [id, ...organizationIds],
-    item: productJsonSql,
+    item: storedProductJsonSql,
+    text: withMediaUrls,
   });
 }

@@ -1,35 +1,19 @@
 /**
  * A subscription's read model built by PostgreSQL, for reads without the ORM (`kit/read-sql.ts`): the
  * JSON `serializeSubscription` returns (customer, user, product, price, discount embedded; dates as
- * `toISOString()`), and the pieces orders embed too (`subscriptionBaseJsonSql`, `priceJsonSql`,
- * `discountBaseJsonSql`). `tests/reads/customers-orders-subscriptions-sql-equivalence.test.ts` compares them
+ * `toISOString()`; the product is its stored read model), and the pieces orders embed too
+ * (`subscriptionBaseJsonSql`, `discountBaseJsonSql`). `tests/reads/customers-orders-subscriptions-sql-equivalence.test.ts` compares them
  * with the serializers on the same rows; change both together.
  */
 import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
 import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
 import { customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
-import { productJsonSql } from '../products/read-sql.ts';
+import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES } from './entities.ts';
 
-/** `serializePrice(price, product)` of the price row `pp` (any, archived too) of the product row `p`. */
-export function priceJsonSql(pp: string, p: string): string {
-  const common = `'id', ${pp}.id, 'created_at', ${isoSql(`${pp}.created_at`)}, 'modified_at', ${isoSql(`${pp}.modified_at`)},
-    'is_archived', ${pp}.is_archived, 'product_id', ${p}.id,
-    'type', case when ${p}.recurring_interval is null then 'one_time' else 'recurring' end, 'recurring_interval', ${p}.recurring_interval,
-    'amount_type', ${pp}.amount_type`;
-  return `case ${pp}.amount_type
-    when 'fixed' then json_build_object(${common}, 'price_currency', ${pp}.price_currency, 'price_amount', coalesce(${pp}.price_amount, 0))
-    when 'custom' then json_build_object(${common}, 'price_currency', ${pp}.price_currency, 'minimum_amount', ${pp}.minimum_amount,
-      'maximum_amount', ${pp}.maximum_amount, 'preset_amount', ${pp}.preset_amount)
-    when 'metered_unit' then (select json_build_object(${common}, 'price_currency', ${pp}.price_currency,
-      'unit_amount', trim_scale(coalesce(${pp}.unit_amount, 0))::text, 'cap_amount', ${pp}.cap_amount, 'meter_id', mt.id,
-      'meter', json_build_object('id', mt.id, 'name', mt.name)) from meters mt where mt.id = ${pp}.meter_id)
-    else json_build_object('id', ${pp}.id, 'created_at', ${isoSql(`${pp}.created_at`)}, 'modified_at', ${isoSql(`${pp}.modified_at`)},
-      'is_archived', ${pp}.is_archived, 'product_id', ${p}.id,
-      'type', case when ${p}.recurring_interval is null then 'one_time' else 'recurring' end, 'recurring_interval', ${p}.recurring_interval,
-      'amount_type', 'free') end`;
-}
+/** The price's JSON is the products module's (one definition for the product's prices and the embedded price). */
+export { priceJsonSql };
 
 /** `serializeDiscountBase` of the discount row `d`, null when `d` is null (a left join found none). */
 export function discountBaseJsonSql(d: string): string {
@@ -62,13 +46,15 @@ export function subscriptionBaseJsonSql(s: string): string {
   return `case when ${s}.id is not null then json_build_object(${subscriptionBaseFields(s)}) end`;
 }
 
-let itemSql: { product: string; sql: string } | undefined;
-/** The subscription whose id is the SQL expression `idExpr` as `serializeSubscription` builds it (type `json`). */
+let itemSql: string | undefined;
+/**
+ * The subscription whose id is the SQL expression `idExpr` as `serializeSubscription` builds it (type
+ * `json`), its product's media URLs still marked: the statement's text goes through `withMediaUrls`.
+ */
 function subscriptionJsonSql(idExpr: string): string {
-  // The statement's text is the same for every request: built once (`productJsonSql` caches its own part).
-  const product = productJsonSql('s.product_id');
-  if (itemSql?.product !== product) itemSql = { product, sql: buildSubscriptionJsonSql(product) };
-  return itemSql.sql.replace('$ID', () => idExpr);
+  // The statement's text is the same for every request: built once.
+  itemSql ??= buildSubscriptionJsonSql(storedProductJsonSql('s.product_id'));
+  return itemSql.replace('$ID', () => idExpr);
 }
 
 function buildSubscriptionJsonSql(product: string): string {
@@ -125,6 +111,7 @@ export function listSubscriptionsJson(em: EntityManager, f: SubscriptionListFilt
       params,
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item: subscriptionJsonSql,
+      text: withMediaUrls,
     },
     page,
   );
@@ -138,5 +125,6 @@ export function subscriptionJson(em: EntityManager, organizationIds: string[], i
     where: `x.id = ? and ${sqlIn('x.organization_id', organizationIds, params)}`,
     params,
     item: subscriptionJsonSql,
+    text: withMediaUrls,
   });
 }
