@@ -138,7 +138,7 @@ export const configSchema = z
             return parsed as Record<string, string>;
           }
         } catch {
-          // reported below
+          // ignore: not JSON, reported below
         }
         ctx.addIssue({ code: 'custom', message: 'must be a JSON object of slug → product id' });
         return z.NEVER;

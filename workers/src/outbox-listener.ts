@@ -95,7 +95,7 @@ export async function startOutboxListener(
         client = undefined;
         deps.log.warn({ err }, 'outbox listener connection lost; reconnecting');
       }
-      void c.end().catch(() => {});
+      void c.end().catch(() => {}); // ignore: the connection is lost or never opened
       reconnect();
     };
     c.on('error', lost);
@@ -105,12 +105,12 @@ export async function startOutboxListener(
       await c.query('LISTEN outbox_events');
     } catch (err) {
       deps.log.warn({ err }, 'outbox listener could not connect; retrying');
-      void c.end().catch(() => {});
+      void c.end().catch(() => {}); // ignore: the connection is lost or never opened
       reconnect();
       return false;
     }
     if (stopped) {
-      await c.end().catch(() => {});
+      await c.end().catch(() => {}); // ignore: closing a connection not needed any more
       return false;
     }
     client = c;
@@ -130,7 +130,7 @@ export async function startOutboxListener(
       clearInterval(sweeper);
       if (pending) clearTimeout(pending);
       if (retry) clearTimeout(retry);
-      await client?.end().catch(() => {});
+      await client?.end().catch(() => {}); // ignore: stopping; a connection that fails to close is gone anyway
     },
   };
 }

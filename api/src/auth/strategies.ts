@@ -68,7 +68,7 @@ passport.use(
       try {
         token = decodeURIComponent(raw);
       } catch {
-        // keep the raw value
+        // ignore: a malformed percent-encoding keeps the raw value
       }
       if (token.includes('.')) token = verifySignedValue(bearerSecret, token) ?? '';
       if (!token) return done(null, false);

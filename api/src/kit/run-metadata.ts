@@ -75,7 +75,7 @@ export async function searchAttributesAvailable(client: Client): Promise<boolean
   if (known && (known.ok || Date.now() - known.at < RECHECK_MS)) return known.ok;
   const pending = missingSearchAttributes(client.connection as Connection, client.options.namespace)
     .then((m) => m.length === 0)
-    .catch(() => false)
+    .catch(() => false) // ignore: unreachable counts as unavailable, asked again after RECHECK_MS
     .then((ok) => {
       availability.set(client, { ok, at: Date.now() });
       return ok;

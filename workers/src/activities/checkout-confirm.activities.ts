@@ -39,7 +39,10 @@ export function createCheckoutConfirmActivities(deps: Deps): CheckoutConfirmActi
       }
       // What the subscription's lifecycle run, which this workflow starts next, shows and is found by.
       if (result?.subscriptionId && !result.upgraded) {
-        const subscriptionRun = await subscriptionRunOf(orm.em.fork(), result.subscriptionId).catch(() => null);
+        const subscriptionRun = await subscriptionRunOf(orm.em.fork(), result.subscriptionId).catch((err: unknown) => {
+          deps.log.warn({ err, subscriptionId: result.subscriptionId }, 'subscription run metadata not read');
+          return null;
+        });
         return { ...result, subscriptionRun };
       }
       return result;

@@ -17,6 +17,7 @@ export function createCheckoutActivities(deps: Deps): CheckoutActivities {
       const charges = await settleAbandonedCharges(orm.em.fork(), deps.processor, {
         graceSeconds: cfg.CHECKOUT_CHARGE_SETTLE_SECONDS,
         limit: 20,
+        log: deps.log,
       });
       return {
         ...batch,

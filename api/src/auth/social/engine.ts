@@ -82,7 +82,7 @@ async function tokenRequest(p: ConfiguredProvider, params: Record<string, string
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(p.clientId)}:${encodeURIComponent(p.clientSecret)}`).toString('base64')}`;
   }
   const res = await fetch(p.endpoints.token, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-  const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  const data = (await res.json().catch(() => null)) as Record<string, unknown> | null; // ignore: a body that is not JSON is refused below
   if (!res.ok || !data || typeof data !== 'object' || 'error' in data) {
     throw new TokenRequestError(`token endpoint answered ${res.status}: ${String(data?.error ?? '')}`);
   }

@@ -163,7 +163,7 @@ export const PROVIDERS: Record<SocialProviderId, ProviderSpec> = {
     pkce: false,
     async extraProfile(accessToken, raw, endpoints) {
       const emailsUrl = new URL('/user/emails', endpoints.userinfo).href;
-      const emails = (await getJson(emailsUrl, accessToken).catch(() => [])) as unknown as Raw[];
+      const emails = (await getJson(emailsUrl, accessToken).catch(() => [])) as unknown as Raw[]; // ignore: the list only adds an address to the profile's own
       const list = Array.isArray(emails) ? emails : [];
       const chosen = list.find((e) => e.primary) ?? list.find((e) => e.email === raw.email) ?? list[0];
       return { ...raw, email: raw.email ?? chosen?.email ?? null, email_verified: Boolean(chosen?.verified) };

@@ -91,7 +91,7 @@ export async function requestGrantAction(
   request: BenefitActionRequest,
 ): Promise<void> {
   const input: BenefitGrantWorkflowInput = { benefitId, customerId };
-  const meta = await benefitGrantRunOf(deps, benefitId, customerId).catch(() => null);
+  const meta = await benefitGrantRunOf(deps, benefitId, customerId).catch(() => null); // ignore: the run's search attributes only; the action is queued without them
   await signalWithStartWorkflow(deps.temporal, {
     workflowType: BENEFIT_GRANT_WORKFLOW,
     workflowId: benefitGrantWorkflowId(benefitId, customerId),

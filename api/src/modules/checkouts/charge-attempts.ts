@@ -4,6 +4,7 @@
  */
 import { LockMode, raw } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
+import type { Logger } from '../../kit/logger.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
 import { Checkout, CheckoutChargeAttempt } from './entities.ts';
 
@@ -59,7 +60,7 @@ export async function settleAttempt(
 export async function settleAbandonedCharges(
   em: EntityManager,
   processor: PaymentProcessor,
-  opts: { graceSeconds: number; limit: number },
+  opts: { graceSeconds: number; limit: number; log?: Pick<Logger, 'warn'> },
 ): Promise<{ settled: number; nextDueAt: string | null }> {
   const due = await em
     .fork()
@@ -87,8 +88,9 @@ export async function settleAbandonedCharges(
         await refundUnfulfilledCharge(em, processor, { checkoutId, chargeId, amount: a.request.amount });
       }
       settled++;
-    } catch {
+    } catch (err) {
       // The processor or the database failed: the attempt stays as it was for the next round.
+      opts.log?.warn({ err, checkoutId, attemptStatus: a.status }, 'abandoned charge attempt not settled; tried again next round');
     }
   }
   const [next] = await em

@@ -286,7 +286,10 @@ export async function confirmCheckout(
             .fork()
             .findOne(Checkout, { id: p.checkoutId }, { fields: ['processorChargeId'] })
             .then((c) => c?.processorChargeId === charged.chargeId)
-            .catch(() => true);
+            .catch((err: unknown) => {
+              deps.log?.warn({ err, checkoutId: p.checkoutId }, 'charge kept: its checkout could not be read');
+              return true;
+            });
           if (!held) {
             await refundUnfulfilledCharge(em, processor, refund).catch((refundErr: unknown) => {
               throw new AggregateError([abort, refundErr], 'The confirmation failed and its charge could not be refunded.');

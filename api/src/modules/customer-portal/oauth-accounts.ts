@@ -126,7 +126,7 @@ async function exchange(p: Provider, code: string, redirectUri: string): Promise
       body: form,
       signal: AbortSignal.timeout(15_000),
     });
-    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>; // ignore: a body that is not JSON is refused below
     if (res.ok && typeof body.access_token === 'string') token = body.access_token;
     else throw new OAuthFailure(typeof body.error === 'string' ? body.error : `token_${res.status}`);
     const me = await fetch(p.userUrl, {

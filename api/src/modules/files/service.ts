@@ -185,6 +185,7 @@ async function completeUpload(storage: Storage, file: File, input: UploadComplet
 /** Removes the object (or aborts the pending upload) and soft-deletes the row. */
 async function deleteFile(storage: Storage, file: File): Promise<void> {
   const bucket = bucketOf(file, storage);
+  // ignore: an upload already completed or aborted cannot be aborted; an unreachable store fails the removal below
   if (file.uploadId) await storage.client.abortMultipartUpload(bucket, file.path, file.uploadId).catch(() => undefined);
   await storage.client.removeObject(bucket, file.path);
   file.uploadId = null;

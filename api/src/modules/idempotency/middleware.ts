@@ -114,7 +114,7 @@ export function idempotencyKeys(deps: Pick<Deps, 'orm' | 'log'>): RequestHandler
         if (Math.random() < 0.01) {
           db()
             .execute('delete from idempotency_keys where created_at < now() - make_interval(hours => ?)', [IDEMPOTENCY_TTL_HOURS])
-            .catch(() => {});
+            .catch((err: unknown) => deps.log.warn({ err }, 'expired idempotency keys not deleted'));
         }
         return res;
       }) as Response['end'];

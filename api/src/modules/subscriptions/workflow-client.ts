@@ -44,7 +44,7 @@ export async function subscriptionRunOf(em: EntityManager, subscriptionId: strin
 }
 
 export async function ensureSubscriptionWorkflow(deps: Pick<Deps, 'temporal' | 'cfg'> & Partial<Pick<Deps, 'orm'>>, subscriptionId: string): Promise<void> {
-  const metadata = deps.orm ? await subscriptionRunOf(deps.orm.em.fork(), subscriptionId).catch(() => null) : null;
+  const metadata = deps.orm ? await subscriptionRunOf(deps.orm.em.fork(), subscriptionId).catch(() => null) : null; // ignore: the run's search attributes only; it starts without them
   await startWorkflowNow(deps.temporal, {
     workflowType: 'subscriptionWorkflow',
     workflowId: subscriptionWorkflowId(subscriptionId),
