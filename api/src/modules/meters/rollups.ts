@@ -135,13 +135,15 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
  * written since the last autovacuum (autosummarize queues at most a few hundred ranges): after a bulk
  * load, most of the table. Summaries, once made, are kept current by inserts. Off the request (after
  * a merge or rebuild), in its own short transaction; skipped when another summarization or a vacuum
- * holds the index (lock_timeout), which then does the same work.
+ * holds the index (lock_timeout), which then does the same work; after a rebuild (`wait`) it waits
+ * for them instead: no later merge may come to summarize what a bulk load left (autoanalyze of the
+ * loaded table takes the same lock).
  */
-export async function summarizeXidIndex(em: EntityManager): Promise<void> {
+export async function summarizeXidIndex(em: EntityManager, opts: { wait?: boolean } = {}): Promise<void> {
   if (em.isInTransaction()) return;
   try {
     await em.transactional(async (tx) => {
-      await runSql(tx, "set local lock_timeout = '100ms'");
+      if (!opts.wait) await runSql(tx, "set local lock_timeout = '100ms'");
       await runSql(tx, `select brin_summarize_new_values('"events_xid_brin"'::regclass)`);
     });
   } catch (err) {
@@ -219,7 +221,7 @@ export async function rebuildRollup(em: EntityManager, meterId: string): Promise
       [meterId, meter.now],
     );
   });
-  await summarizeXidIndex(em);
+  await summarizeXidIndex(em, { wait: true });
 }
 
 /** Whether the meter's rollups follow its current filter and aggregation. */
