@@ -6,7 +6,9 @@
  * CPU ms of this process and of its PostgreSQL backend, and SQL statements. Alternating keeps both
  * kinds under the same machine load, so their difference holds on a busy machine.
  *
- *   npx tsx bench/usage-renewals/activity.ts [--count 300] [--events 30000] [--statements]
+ *   npx tsx bench/usage-renewals/activity.ts [--count 300] [--events 30000] [--statements] [--orm-path]
+ *
+ * `--orm-path`: the ORM path only (renewal.ts, charging.ts), not the plain-SQL common case (renewal-sql.ts).
  *
  * Uses its own database `<database>_bench_renewal_activity`, dropped at the end.
  */
@@ -22,6 +24,7 @@ import { SandboxCustomer, SandboxPaymentMethod } from '../../api/src/modules/pay
 import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { renewAndChargeSubscription } from '../../api/src/modules/subscriptions/service.ts';
+import { setPlainSqlRenewals } from '../../api/src/modules/subscriptions/renewal-sql.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { arg } from '../common.ts';
 import { backendPids, countStatements, machine, procCpuMs } from '../renewals/measure.ts';
@@ -37,9 +40,11 @@ async function main() {
   await ensureDatabase(url.toString(), { recreate: true });
   const cfg = loadConfig({ ...process.env, DATABASE_URL: url.toString(), DATABASE_POOL_MAX: '2', LOG_LEVEL: 'warn' });
   const deps = await createDeps(cfg, 'bench-renewal-activity');
+  setPlainSqlRenewals(!process.argv.includes('--orm-path'));
   await migrate(deps.orm);
   console.log(`renewal activity benchmark: ${N} fixed and ${N} metered renewals, ${E} events`);
   console.log(`machine:        ${machine()}`);
+  console.log(`renewal path:   ${process.argv.includes('--orm-path') ? 'ORM (--orm-path)' : 'plain SQL, ORM for the rest'}`);
   const em = deps.orm.em.fork();
   const org = em.create(Organization, { name: 'Bench', slug: `bench-${randomUUID().slice(0, 8)}`, socials: [], featureSettings: {}, subscriptionSettings: {}, metadata: {} });
   const meter = em.create(Meter, {

@@ -7,7 +7,7 @@
  * Prints renewals per second and the meter-aggregation share; asserts nothing.
  *
  *   npx tsx bench/usage-renewals/run.ts [--count 10000] [--events 1000000] [--lead <seconds>] [--keep]
- *     [--statements] [--cpu-profile <file>] [--history-sample 50]
+ *     [--statements] [--cpu-profile <file>] [--history-sample 50] [--orm-path]
  *
  * Also prints per renewal: CPU ms of the worker, PostgreSQL backends and Temporal server, SQL statements
  * and history figures (bench/renewals/measure.ts), and whether 10,000-in-300-s was met.
@@ -36,6 +36,7 @@ import { Product, ProductPrice } from '../../api/src/modules/products/entities.t
 import { Meter } from '../../api/src/modules/meters/entities.ts';
 import { meterFigures } from '../../api/src/modules/usage/service.ts';
 import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
+import { setPlainSqlRenewals } from '../../api/src/modules/subscriptions/renewal-sql.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { subscriptionWorkflowId } from '../../workflows/src/ids.ts';
 import { createWorker } from '../../workers/src/worker.ts';
@@ -45,6 +46,8 @@ const N = arg('count', 10_000);
 const E = arg('events', 1_000_000);
 const START_CONCURRENCY = arg('start-concurrency', 64);
 const KEEP = process.argv.includes('--keep');
+/** The renewal activity's ORM path instead of its plain-SQL common case (an A/B under the same load). */
+const ORM_PATH = process.argv.includes('--orm-path');
 const SHOW_STATEMENTS = process.argv.includes('--statements');
 const HISTORY_SAMPLE = arg('history-sample', 50);
 /** The progress poll below (`count(*)` of the cycle orders) is the bench's, not the renewals'. */
@@ -67,9 +70,11 @@ async function main() {
     TEMPORAL_TASK_QUEUE: `bench-usage-renewals-${randomUUID().slice(0, 8)}`,
   });
   const deps = await createDeps(cfg, 'bench-usage-renewals');
+  setPlainSqlRenewals(!ORM_PATH);
   await migrate(deps.orm);
   console.log(`usage renewals benchmark: ${N} metered subscriptions, ${E} events`);
   console.log(`machine:        ${machine()}`);
+  console.log(`renewal path:   ${ORM_PATH ? 'ORM (--orm-path)' : 'plain SQL (renewal-sql.ts), ORM for the rest'}`);
   console.log(`stack before:   ${used}`);
 
   // ---- seed -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { Order } from '../orders/entities.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { Subscription, type SubscriptionStatus } from './entities.ts';
+import { renewAndChargeInSql } from './renewal-sql.ts';
 import { renewPeriod, DEFAULT_USAGE_SETTINGS, type RenewResult, type UsageSettings } from './renewal.ts';
 import { emitOrder, emitSubscription, lockSubscription, scopeOf, type BenefitScopeOut } from './state.ts';
 
@@ -29,6 +30,11 @@ export async function renewAndChargeSubscription(
   expectedPeriodEnd: string,
   usage: UsageSettings = DEFAULT_USAGE_SETTINGS,
 ): Promise<RenewAndChargeResult> {
+  // The common case in plain SQL (renewal-sql.ts); null: not the common case, nothing written.
+  const fast = await renewAndChargeInSql(em, processor, id, expectedPeriodEnd, usage, (orderId, subscriptionId, pmId, result) =>
+    recordChargeOutcome(em, orderId, subscriptionId, pmId, result),
+  );
+  if (fast) return fast;
   const { result: r, order } = await em.transactional((tx) => renewPeriod(tx, id, expectedPeriodEnd, usage));
   if (r.outcome === 'ended' && order) {
     // The final usage order of a subscription that ended: one charge; a decline leaves it pending.
@@ -86,17 +92,34 @@ async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: O
       metadata: { order_id: orderId, subscription_id: sub0.id },
     });
   }
+  const { status } = await recordChargeOutcome(em, orderId, sub0.id, pm?.id ?? null, result);
+  if (result?.status === 'succeeded') return { paid: true, message: null, status };
+  return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.', status };
+}
+
+/**
+ * The outcome of an order's charge, in a transaction of its own under the subscription's lock. Paid:
+ * order `paid` (order.updated, order.paid), the card kept on the subscription, a past-due or trialing
+ * subscription `active`. Declined (or no card): an active or trialing subscription becomes `past_due`.
+ */
+export async function recordChargeOutcome(
+  em: EntityManager,
+  orderId: string,
+  subscriptionId: string,
+  paymentMethodId: string | null,
+  result: Awaited<ReturnType<PaymentProcessor['chargeOffSession']>> | null,
+): Promise<{ status?: SubscriptionStatus }> {
   const paid = result?.status === 'succeeded';
   let status: SubscriptionStatus | undefined;
   await em.transactional(async (tx) => {
     // `refresh`: the rows as committed now, not as `em` last saw them.
-    const s = await tx.findOne(Subscription, { id: sub0.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const s = await tx.findOne(Subscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     const o = await tx.findOneOrFail(Order, { id: orderId }, { refresh: true });
     if (!s) return;
     if (paid && o.status === 'pending') {
       o.status = 'paid';
       o.processorChargeId = result!.chargeId;
-      if (pm) s.paymentMethod = tx.getReference(PaymentMethod, pm.id);
+      if (paymentMethodId) s.paymentMethod = tx.getReference(PaymentMethod, paymentMethodId);
       await emitOrder(tx, o, ['order.updated', 'order.paid']);
       // Paid: back from past_due, or a trial converted by its first charge.
       if (s.status === 'past_due' || s.status === 'trialing') {
@@ -109,8 +132,7 @@ async function chargeOrder(em: EntityManager, processor: PaymentProcessor, o0: O
     }
     status = s.status;
   });
-  if (paid) return { paid: true, message: null, status };
-  return { paid: false, message: result?.status === 'declined' ? result.message : 'No saved payment method.', status };
+  return { status };
 }
 
 /** Dunning exhausted: `unpaid`, ended now (subscription.revoked). Benefits go after the grace period. */

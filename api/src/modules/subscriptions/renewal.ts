@@ -9,9 +9,11 @@ import type { EntityManager } from '../../kit/db.ts';
 import type { OrderLine } from '../orders/entities.ts';
 import { Order } from '../orders/entities.ts';
 import { ORDER_POPULATE, serializeOrder } from '../orders/schemas.ts';
-import { allocate, cycleAmounts, periodEnd, type CycleAmounts } from '../pricing/index.ts';
+import { allocate, cycleAmounts, periodEnd, type CycleAmounts, type DiscountDuration, type DiscountTerms } from '../pricing/index.ts';
 import { discountDuration, discountTerms } from '../pricing/terms.ts';
-import type { Product } from '../products/entities.ts';
+import type { Product, ProductPrice } from '../products/entities.ts';
+import type { Meter } from '../meters/entities.ts';
+import type { MeteredLine } from '../pricing/metered.ts';
 import { normalizeDecimal } from '../products/schemas.ts';
 import { MeteredBilling } from '../usage/entities.ts';
 import { meteredPrices, quoteUsage, recordUsage, type UsageQuote } from '../usage/service.ts';
@@ -56,27 +58,56 @@ export async function quoteCycle(
   s: Subscription,
   period: { periodStart: Date; periodEnd: Date; billedThrough: Date | { settleMs: number }; final?: boolean },
 ): Promise<CycleQuote> {
-  const startedAt = s.startedAt ?? s.createdAt;
-  const usageQuotes = await quoteUsage(tx, s, period);
-  // The final order of an ending subscription bills the usage alone (no next period, no carried proration).
-  const final = period.final === true;
-  const meteredAmount = usageQuotes.reduce((t, q) => t + q.line.amount, 0);
+  const usage = await quoteUsage(tx, s, period);
   const d = s.discount && (await discountAppliesToProduct(tx, s.discount, s.product.id)) ? s.discount : null;
-  const a = cycleAmounts({
-    priceAmount: final ? 0 : priceAmountOf(s.price),
-    discount: d ? { terms: discountTerms(d), duration: discountDuration(d), appliedAt: startedAt } : null,
-    periodStart: period.periodEnd,
-    isFirstPeriod: false,
-    proration: final ? 0 : s.pendingProrationAmount,
+  const q = cycleQuoteOf({
+    final: period.final === true,
+    price: s.price,
+    productName: s.product.name,
+    discount: d ? { terms: discountTerms(d), duration: discountDuration(d) } : null,
+    startedAt: s.startedAt ?? s.createdAt,
+    periodEnd: period.periodEnd,
+    pendingProrationAmount: s.pendingProrationAmount,
     taxBasisPoints: await subscriptionTaxBasisPoints(tx, s),
+    usage,
+  });
+  return { ...q, usage };
+}
+
+/** What quoteCycle prices, as values (the plain-SQL renewal, renewal-sql.ts, reads them in its own statement). */
+export interface CycleInputs {
+  /** The final order of an ending subscription bills the usage alone (no next period, no carried proration). */
+  final: boolean;
+  price: Pick<ProductPrice, 'id' | 'amountType' | 'priceAmount'>;
+  productName: string;
+  /** The subscription's discount when it applies to the product (else null). */
+  discount: { terms: DiscountTerms; duration: DiscountDuration } | null;
+  startedAt: Date;
+  periodEnd: Date;
+  pendingProrationAmount: number;
+  taxBasisPoints: number;
+  usage: { price: Pick<ProductPrice, 'id' | 'unitAmount' | 'capAmount'>; meter: Pick<Meter, 'id' | 'name'>; line: MeteredLine }[];
+}
+
+/** The cycle order's amounts and lines from its inputs (quoteCycle's arithmetic, no database). */
+export function cycleQuoteOf(i: CycleInputs): { amounts: CycleAmounts; lines: OrderLine[] } {
+  const final = i.final;
+  const meteredAmount = i.usage.reduce((t, q) => t + q.line.amount, 0);
+  const a = cycleAmounts({
+    priceAmount: final ? 0 : priceAmountOf(i.price),
+    discount: i.discount ? { terms: i.discount.terms, duration: i.discount.duration, appliedAt: i.startedAt } : null,
+    periodStart: i.periodEnd,
+    isFirstPeriod: false,
+    proration: final ? 0 : i.pendingProrationAmount,
+    taxBasisPoints: i.taxBasisPoints,
     meteredAmount,
   });
   const lines: OrderLine[] = [];
   const base = (l: Omit<OrderLine, 'id' | 'discountAmount' | 'taxAmount'>): OrderLine => ({ id: randomUUID(), discountAmount: 0, taxAmount: 0, ...l });
-  if (!final && s.price.amountType !== 'metered_unit') {
-    lines.push(base({ label: s.product.name, amount: priceAmountOf(s.price), proration: false, productPriceId: s.price.id }));
+  if (!final && i.price.amountType !== 'metered_unit') {
+    lines.push(base({ label: i.productName, amount: priceAmountOf(i.price), proration: false, productPriceId: i.price.id }));
   }
-  for (const q of usageQuotes) {
+  for (const q of i.usage) {
     lines.push(
       base({
         label: `${q.meter.name} (${q.line.billableUnits} × ${normalizeDecimal(q.price.unitAmount!) ?? q.price.unitAmount}${q.line.capped ? `, capped at ${q.price.capAmount}` : ''})`,
@@ -93,13 +124,13 @@ export async function quoteCycle(
     );
   }
   const discounted = lines.length;
-  const prorationUsed = final ? 0 : s.pendingProrationAmount - a.carry;
-  if (prorationUsed !== 0) lines.push(base({ label: 'Proration', amount: prorationUsed, proration: true, productPriceId: s.price.id }));
+  const prorationUsed = final ? 0 : i.pendingProrationAmount - a.carry;
+  if (prorationUsed !== 0) lines.push(base({ label: 'Proration', amount: prorationUsed, proration: true, productPriceId: i.price.id }));
   const discounts = allocate(a.discount, lines.slice(0, discounted).map((l) => l.amount));
-  discounts.forEach((v, i) => (lines[i]!.discountAmount = v));
+  discounts.forEach((v, k) => (lines[k]!.discountAmount = v));
   const taxes = allocate(a.tax, lines.map((l) => Math.max(l.amount - l.discountAmount, 0)));
-  taxes.forEach((v, i) => (lines[i]!.taxAmount = v));
-  return { amounts: a, lines, usage: usageQuotes };
+  taxes.forEach((v, k) => (lines[k]!.taxAmount = v));
+  return { amounts: a, lines };
 }
 
 export interface SubscriptionSchedule {

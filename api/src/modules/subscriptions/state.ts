@@ -71,7 +71,7 @@ export async function discountAppliesToProduct(em: EntityManager, d: Discount, p
 /** The tax rate of the subscription's billing country. */
 export const subscriptionTaxBasisPoints = (em: EntityManager, s: Subscription) => taxBasisPoints(em, s.organization.id, s.customer.billingAddress?.country);
 
-export const priceAmountOf = (price: ProductPrice) => (price.amountType === 'fixed' ? (price.priceAmount ?? 0) : 0);
+export const priceAmountOf = (price: Pick<ProductPrice, 'amountType' | 'priceAmount'>) => (price.amountType === 'fixed' ? (price.priceAmount ?? 0) : 0);
 
 /** What the customer pays per period for `price` with the subscription's discount, if it still applies now. */
 export async function recurringAmount(em: EntityManager, s: Subscription, price: ProductPrice, productId: string, periodStart: Date): Promise<number> {

@@ -69,7 +69,7 @@ export async function meterFigures(
     organizationId: string;
     subscriptionId: string;
     customer: { id: string; externalId: string | null };
-    meters: Meter[];
+    meters: Pick<Meter, 'id' | 'filter' | 'aggregation'>[];
     periodStart: Date;
     periodEnd: Date;
     billedThrough: Date | { settleMs: number };
@@ -94,7 +94,7 @@ export async function meterFigures(
     const id = params.add(meter.id, 'uuid');
     return `select ${i} as i, (
         select (${compileAggregation(meter.aggregation, params, 'e.')})::numeric::text from "events" e
-         where e."organization_id" = ${org} and ${byCustomer} and ${meterCondition(meter, params)}
+         where e."organization_id" = ${org} and ${byCustomer} and ${meterCondition(meter as Meter, params)}
            and e."timestamp" < ${periodEndAt} and e."created_at" <= t.billed_through
            and not (e."timestamp" < coalesce(p.period_end, ${periodStartAt}) and e."created_at" <= coalesce(p.billed_through, 'infinity'))
            and not (e."source" = 'system' and e."name" = ${credited})
@@ -152,7 +152,28 @@ export async function quoteUsage(
     billedThrough: period.billedThrough,
   });
   const figuresOf = new Map(meters.map((m, i) => [m.id, figures[i]!]));
-  const out: UsageQuote[] = [];
+  return usageLines(prices, figuresOf).map(({ price, creditBalance, credited, line }) => ({
+    price,
+    meter: price.meter!,
+    periodStart: period.periodStart,
+    periodEnd: period.periodEnd,
+    billedThrough,
+    creditBalance,
+    credited,
+    line,
+  }));
+}
+
+/**
+ * The lines of the metered prices (in price order) from their meters' figures: credits consumed
+ * first, in price order when several prices share a meter. No database (the plain-SQL renewal,
+ * subscriptions/renewal-sql.ts, uses it too).
+ */
+export function usageLines<P extends { unitAmount?: string | null; capAmount?: number | null; meter?: { id: string } | null }>(
+  prices: P[],
+  figuresOf: Map<string, MeterFigures>,
+): { price: P; creditBalance: string; credited: string; line: MeteredLine }[] {
+  const out: { price: P; creditBalance: string; credited: string; line: MeteredLine }[] = [];
   const usedInQuote = new Map<string, string>();
   for (const price of prices) {
     const meter = price.meter!;
@@ -161,7 +182,7 @@ export async function quoteUsage(
     const line = meteredLine({ usage, creditBalance: balance, unitAmount: price.unitAmount!, capAmount: price.capAmount ?? null });
     // Several prices on one meter: the credits one line used are gone for the next.
     usedInQuote.set(meter.id, subtractStrings(usedInQuote.get(meter.id) ?? '0', `-${line.creditsUsed}`.replace('--', '')));
-    out.push({ price, meter, periodStart: period.periodStart, periodEnd: period.periodEnd, billedThrough, creditBalance: balance, credited, line });
+    out.push({ price, creditBalance: balance, credited, line });
   }
   return out;
 }
