@@ -141,11 +141,10 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
  */
 export async function summarizeXidIndex(em: EntityManager, opts: { wait?: boolean } = {}): Promise<void> {
   if (em.isInTransaction()) return;
+  // One statement (its own implicit transaction): the lock timeout is set for it alone, before the call.
+  const timeout = opts.wait ? '' : "set_config('lock_timeout', '100ms', true), ";
   try {
-    await em.transactional(async (tx) => {
-      if (!opts.wait) await runSql(tx, "set local lock_timeout = '100ms'");
-      await runSql(tx, `select brin_summarize_new_values('"events_xid_brin"'::regclass)`);
-    });
+    await runSql(em, `select ${timeout}brin_summarize_new_values('"events_xid_brin"'::regclass)`);
   } catch (err) {
     if ((err as { code?: string }).code !== '55P03') throw err;
   }
