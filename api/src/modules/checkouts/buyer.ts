@@ -1,10 +1,11 @@
-/** The buyer at confirmation: the customer found or created for the checkout, and the one-active-subscription rule. */
+/** The buyer at confirmation: the fields confirmation needs, the customer found or created for the checkout, and the one-active-subscription rule. */
 import type { EntityManager } from '../../kit/db.ts';
-import { ApiError, fieldError } from '../../kit/errors.ts';
+import { ApiError, RequestValidationError, fieldError, type ValidationIssue } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { Organization } from '../organizations/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { Checkout } from './entities.ts';
+import { validateCustomFieldData } from './custom-field-data.ts';
 
 export const AlreadyActiveSubscriptionError = (detail = 'You already have an active subscription.') =>
   new ApiError(403, 'AlreadyActiveSubscriptionError', detail);
@@ -83,4 +84,19 @@ export async function assertNoActiveSubscription(em: EntityManager, c: Checkout,
     ...(c.subscriptionId ? { id: { $ne: c.subscriptionId } } : {}),
   });
   if (active) throw AlreadyActiveSubscriptionError();
+}
+
+/** What confirmation needs beyond the update: email always; name and country with a payment form; a token to pay. */
+export function requireConfirmFields(c: Checkout, tokenId: string | null | undefined): void {
+  const issues: ValidationIssue[] = [];
+  const missing = (field: string) => issues.push({ type: 'missing', loc: ['body', field], msg: 'Field required' });
+  if (!c.customerEmail) missing('customer_email');
+  if (c.isPaymentFormRequired) {
+    if (!c.customerName) missing('customer_name');
+    if (!c.customerBillingAddress?.country) missing('customer_billing_address');
+  }
+  if ((c.isPaymentRequired || c.isPaymentSetupRequired) && !tokenId) missing('confirmation_token_id');
+  if (issues.length) throw new RequestValidationError(issues);
+  // Required custom fields answered (and every answer still valid).
+  c.customFieldData = validateCustomFieldData(c.product, c.customFieldData, true);
 }

@@ -33,7 +33,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../kit/logger.ts';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
-import { ApiError, RequestValidationError, ResourceAlreadyExists, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
+import { ApiError, ResourceAlreadyExists, ResourceNotFound } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { emitCustomerEvent } from '../customers/service.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
@@ -43,12 +43,12 @@ import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../pa
 import { emitEvent } from '../webhooks/outbox.ts';
 import { redeemTrial, TrialAlreadyRedeemed, trialLostAtConfirm } from '../trials/index.ts';
 import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
-import { effectiveStatus, serializeCheckout, type CheckoutConfirm } from './schemas.ts';
-import { validateCustomFieldData } from './custom-field-data.ts';
+import { effectiveStatus, serializeCheckout, serializeCheckoutWithProducts, type CheckoutConfirm, type CheckoutProductsRead } from './schemas.ts';
 import { CHECKOUT_ALIAS, CHECKOUT_POPULATE } from './schemas.ts';
-import { ensureCheckoutGraph } from './loaded.ts';
+import { ensureCheckoutRules } from './loaded.ts';
+import { CHECKOUT_RULES_POPULATE, checkoutProductsJson } from './product-reads.ts';
 import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
-import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer } from './buyer.ts';
+import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer, requireConfirmFields } from './buyer.ts';
 import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
 import { releaseRedemption, reserveRedemption } from './redemptions.ts';
 
@@ -76,23 +76,8 @@ async function lockCheckoutBySecret(em: EntityManager, clientSecret: string): Pr
     }
   }
   if (!c || effectiveStatus(c) === 'expired') throw ResourceNotFound('Checkout not found');
-  await em.populate(c, CHECKOUT_POPULATE);
+  await em.populate(c, CHECKOUT_RULES_POPULATE);
   return c;
-}
-
-/** What confirmation needs beyond the update: email always; name and country with a payment form; a token to pay. */
-function requireConfirmFields(c: Checkout, tokenId: string | null | undefined): void {
-  const issues: ValidationIssue[] = [];
-  const missing = (field: string) => issues.push({ type: 'missing', loc: ['body', field], msg: 'Field required' });
-  if (!c.customerEmail) missing('customer_email');
-  if (c.isPaymentFormRequired) {
-    if (!c.customerName) missing('customer_name');
-    if (!c.customerBillingAddress?.country) missing('customer_billing_address');
-  }
-  if ((c.isPaymentRequired || c.isPaymentSetupRequired) && !tokenId) missing('confirmation_token_id');
-  if (issues.length) throw new RequestValidationError(issues);
-  // Required custom fields answered (and every answer still valid).
-  c.customFieldData = validateCustomFieldData(c.product, c.customFieldData, true);
 }
 
 export interface ConfirmDeps {
@@ -213,6 +198,14 @@ async function charge(em: EntityManager, processor: PaymentProcessor, p: Prepare
   }
 }
 
+/** A confirmed checkout, its products' read models, the customer session token (shown once) and the customer it created. */
+export interface Confirmed {
+  checkout: Checkout;
+  products: CheckoutProductsRead;
+  customerSessionToken: string;
+  customerCreated: Customer | null;
+}
+
 /** Thrown inside step 3 when the confirmation must not happen; `refund` when our charge must be given back. */
 class Abort extends Error {
   constructor(
@@ -235,7 +228,7 @@ export async function confirmCheckout(
   clientSecret: string,
   input: CheckoutConfirm,
   inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void = () => {},
-): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
+): Promise<Confirmed> {
   const p = await prepare(em, clientSecret, input).catch(async (err: unknown) => {
     if (err instanceof ApiError && err.error === 'TrialAlreadyRedeemed') {
       // The buyer's changes (their email: whose trial it was) are kept with the recomputed checkout.
@@ -342,12 +335,12 @@ async function commitConfirmation(
   charged: Charged,
   inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void,
   firstAttempt: boolean,
-): Promise<{ checkout: Checkout; customerSessionToken: string; customerCreated: Customer | null }> {
+): Promise<Confirmed> {
   const { result, afterCommit } = await inTransaction(em, async (tx, after) => {
     const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
-    // The product graph step 1 loaded is still in this request's identity map: not read again.
-    await ensureCheckoutGraph(tx, c);
+    // What step 1 loaded is still in this request's identity map: not read again.
+    await ensureCheckoutRules(tx, c);
     if (c.status !== 'open') {
       // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
       throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
@@ -387,12 +380,14 @@ async function commitConfirmation(
     await tx.flush();
     // One trial per customer and product, decided by the trial_redemptions unique keys (trials/index.ts).
     if (c.activeTrialInterval && !(await redeemTrial(tx, c, customer.id))) throw new Abort(TrialAlreadyRedeemed(), charged.chargeId != null);
-    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
+    // The products' read models from PostgreSQL, for the event and the buyer's answer.
+    const products = await checkoutProductsJson(tx, c);
+    emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckoutWithProducts(c, deps.cfg.PUBLIC_URL, products));
     if (created) emitCustomerEvent(tx, customer, 'created');
     else if (updated) emitCustomerEvent(tx, customer, 'updated');
     inCommit(tx, c, after);
     await tx.flush();
-    return { checkout: c, customerSessionToken: token, customerCreated: created ? customer : null };
+    return { checkout: c, products, customerSessionToken: token, customerCreated: created ? customer : null };
   });
   await afterCommit();
   return result;

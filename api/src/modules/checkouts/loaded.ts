@@ -1,6 +1,6 @@
 /**
- * Populating a checkout only when its read-model graph (CHECKOUT_POPULATE) is not loaded yet.
- * MikroORM's `populate` queries every path again even when it is loaded (four or five statements and
+ * Populating a checkout only when what its rules read (CHECKOUT_RULES_POPULATE) is not loaded yet.
+ * MikroORM's `populate` queries every path again even when it is loaded (several statements and
  * their hydration for a checkout's products), so a transaction that finds the graph from an earlier
  * step of the same request already in its identity map skips it.
  */
@@ -8,7 +8,7 @@ import { wrap } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Product } from '../products/entities.ts';
 import type { Checkout } from './entities.ts';
-import { CHECKOUT_POPULATE } from './schemas.ts';
+import { CHECKOUT_RULES_POPULATE } from './product-reads.ts';
 
 const loaded = (e: object | null | undefined) => e == null || wrap(e).isInitialized();
 
@@ -17,17 +17,13 @@ function productLoaded(p: Product): boolean {
     loaded(p) &&
     p.prices.isInitialized(true) &&
     p.prices.getItems().every((pr) => loaded(pr.meter)) &&
-    p.productBenefits.isInitialized(true) &&
-    p.productBenefits.getItems().every((pb) => loaded(pb.benefit)) &&
-    p.medias.isInitialized(true) &&
-    p.medias.getItems().every((m) => loaded(m.file)) &&
     p.attachedCustomFields.isInitialized(true) &&
     p.attachedCustomFields.getItems().every((f) => loaded(f.customField))
   );
 }
 
-/** Whether everything the checkout's read models read is loaded. */
-export function checkoutGraphLoaded(c: Checkout): boolean {
+/** Whether everything the checkout's rules read is loaded. */
+export function checkoutRulesLoaded(c: Checkout): boolean {
   return (
     loaded(c.organization) &&
     loaded(c.productPrice) &&
@@ -39,7 +35,7 @@ export function checkoutGraphLoaded(c: Checkout): boolean {
   );
 }
 
-/** `em.populate(c, CHECKOUT_POPULATE)` unless the graph is loaded already. */
-export async function ensureCheckoutGraph(em: EntityManager, c: Checkout): Promise<void> {
-  if (!checkoutGraphLoaded(c)) await em.populate(c, CHECKOUT_POPULATE);
+/** `em.populate(c, CHECKOUT_RULES_POPULATE)` unless it is loaded already. */
+export async function ensureCheckoutRules(em: EntityManager, c: Checkout): Promise<void> {
+  if (!checkoutRulesLoaded(c)) await em.populate(c, CHECKOUT_RULES_POPULATE);
 }

@@ -26,9 +26,10 @@ import {
   checkoutUpdateSchema,
   serializeCheckout,
   serializeCheckoutPublic,
+  serializeCheckoutPublicWithProducts,
 } from './schemas.ts';
 import { confirmCheckout } from './confirm.ts';
-import { commitNewCheckout } from './commit.ts';
+import { commitNewCheckoutRead } from './commit.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
 import { createCheckout, getCheckoutBySecret, getVisibleCheckout } from './service.ts';
 import { updateCheckoutBySecret, updateVisibleCheckout } from './updates.ts';
@@ -50,10 +51,10 @@ export const routes: RouteSpec[] = [
     status: 201,
     response: checkoutSchema,
     async handler({ body, principal, em, deps }) {
-      const c = await commitNewCheckout(em, deps, (tx) =>
+      const created = await commitNewCheckoutRead(em, deps, (tx) =>
         createCheckout(tx, principal, body, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS }),
       );
-      return serializeCheckout(c!, deps.cfg.PUBLIC_URL);
+      return created!.read;
     },
   }),
   route({
@@ -165,7 +166,7 @@ export const routes: RouteSpec[] = [
     response: checkoutConfirmedSchema,
     async handler({ params, body, em, deps }) {
       // The fulfilment workflow start is recorded in the confirming transaction (durable) and made right after it.
-      const { checkout: c, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, (tx, checkout, after) =>
+      const { checkout: c, products, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, (tx, checkout, after) =>
         startWorkflow(tx, after, deps, {
           workflowType: 'checkoutConfirmWorkflow',
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
@@ -183,7 +184,7 @@ export const routes: RouteSpec[] = [
           }),
         }),
       );
-      return { ...serializeCheckoutPublic(c, deps.cfg.PUBLIC_URL), customer_session_token: customerSessionToken };
+      return { ...serializeCheckoutPublicWithProducts(c, deps.cfg.PUBLIC_URL, products), customer_session_token: customerSessionToken };
     },
   }),
 ];

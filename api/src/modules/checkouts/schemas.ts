@@ -17,6 +17,7 @@ import {
   serializeProduct,
   serializeProductPublic,
   PRODUCT_POPULATE,
+  type ProductPublicRead,
   type ProductRead,
 } from '../products/schemas.ts';
 import { serializeCustomField } from '../custom-fields/schemas.ts';
@@ -331,6 +332,34 @@ export function serializeCheckoutPublic(c: Checkout, publicUrl: string): Checkou
     ...serializeCommonFields(c, publicUrl),
     products: c.products.getItems().map(serializeProductPublic),
     product: serializeProductPublic(c.product),
+    organization: serializeOrganization(c.organization),
+  };
+}
+
+/** `serializeProductPublic` of a product's read model: no metadata, benefits in their public shape. */
+function productPublicRead(p: ProductRead): ProductPublicRead {
+  const { metadata: _metadata, benefits, ...rest } = p;
+  return {
+    ...rest,
+    benefits: benefits.map((b) => ({
+      id: b.id,
+      created_at: b.created_at,
+      modified_at: b.modified_at,
+      type: b.type,
+      description: b.description,
+      selectable: b.selectable,
+      deletable: b.deletable,
+      organization_id: b.organization_id,
+    })),
+  };
+}
+
+/** `serializeCheckoutPublic` with the products' read models built elsewhere (`checkoutProductsJson`, product-reads.ts). */
+export function serializeCheckoutPublicWithProducts(c: Checkout, publicUrl: string, read: CheckoutProductsRead): CheckoutPublicOut {
+  return {
+    ...serializeCommonFields(c, publicUrl, read),
+    products: read.products.map(productPublicRead),
+    product: productPublicRead(read.product),
     organization: serializeOrganization(c.organization),
   };
 }

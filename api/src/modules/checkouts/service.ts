@@ -11,12 +11,12 @@ import type { Principal } from '../../kit/principals.ts';
 import { Organization } from '../organizations/entities.ts';
 import { visibleOrganizationIds } from '../organizations/scope.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
-import { PRODUCT_POPULATE } from '../products/schemas.ts';
 import { Discount } from '../discounts/entities.ts';
 import { Customer } from '../customers/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
 import { Checkout } from './entities.ts';
+import { PRODUCT_RULES_POPULATE } from './product-reads.ts';
 import { trialColumns, trialFromInput } from '../trials/index.ts';
 import { CHECKOUT_POPULATE, effectiveStatus, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
 import { appliesTo, defaultPrice, discountByCode, discountById, notRedeemable, recompute, validateDiscount } from './amounts.ts';
@@ -93,7 +93,7 @@ interface Selection {
 
 async function loadProducts(em: EntityManager, ids: string[], orgIds: string[]): Promise<Map<string, Product>> {
   const found = ids.length
-    ? await em.find(Product, { id: { $in: ids }, organization: { $in: orgIds } }, { populate: PRODUCT_POPULATE })
+    ? await em.find(Product, { id: { $in: ids }, organization: { $in: orgIds } }, { populate: PRODUCT_RULES_POPULATE })
     : [];
   return new Map(found.map((p) => [p.id, p]));
 }

@@ -1,4 +1,10 @@
-/** Writes a domain event into the outbox inside the caller's unit of work (flushed with the change). */
+/**
+ * Writes a domain event into the outbox inside the caller's unit of work (flushed with the change).
+ * Once its INSERT is flushed the event leaves the identity map (`detachFlushedEvents`): it is never
+ * changed afterwards, and a managed event would cost every later flush of the same unit of work (and
+ * of the one a transaction merges into) a comparison of its JSON payload, stringified again each time.
+ */
+import { ChangeSetType, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { OutboxEvent } from './entities.ts';
 
@@ -23,7 +29,26 @@ export function emitEvent(
   type: WebhookEventType,
   data: Record<string, unknown>,
 ): OutboxEvent {
+  detachFlushedEvents(em);
   return em.create(OutboxEvent, { organizationId, type, data, dispatchedAt: null });
+}
+
+/** The event managers (one per ORM, shared by its forks) that already detach inserted events. */
+const detaching = new WeakSet<object>();
+
+/** Registers, once per ORM, the subscriber that takes outbox events out of the identity map after their INSERT. */
+function detachFlushedEvents(em: EntityManager): void {
+  const events = em.getEventManager();
+  if (detaching.has(events)) return;
+  detaching.add(events);
+  const subscriber: EventSubscriber = {
+    afterFlush({ em: flushed, uow }: FlushEventArgs): void {
+      for (const cs of uow.getChangeSets()) {
+        if (cs.type === ChangeSetType.CREATE && cs.meta.className === 'OutboxEvent') flushed.getUnitOfWork().unsetIdentity(cs.entity);
+      }
+    },
+  };
+  events.registerSubscriber(subscriber);
 }
 
 /**
