@@ -23,6 +23,8 @@ import { emitEvent, type WebhookEventType } from '../webhooks/outbox.ts';
 import type { BenefitAction, BenefitActionGuard } from './lifecycle.ts';
 import { BenefitGrant, serializeBenefitGrant } from './grants.ts';
 import { IntegrationError, type Integrations } from './integrations.ts';
+import type { Customer } from '../customers/entities.ts';
+import type { Benefit } from './entities.ts';
 import { guardHolds } from './product-sync.ts';
 import { serializeBenefit } from './schemas.ts';
 import { strategyFor } from './types/index.ts';
@@ -124,6 +126,48 @@ export async function applyBenefitActionIn(
       };
     }
   }
+  const { status, detail } = await runGrant(tx, integrations, g, input);
+  await tx.flush();
+  if (isNew) emitGrantEvent(tx, 'benefit_grant.created', g, null);
+  else if (status === 'granted' || previous.error !== g.properties.error) emitGrantEvent(tx, 'benefit_grant.updated', g, previous);
+  if (opts.stateChanged === false) {
+    // The caller flushes after its other changes (and writes customer.state_changed): the event goes with them.
+    return { status, grantId: g.id, ...(detail ? { detail } : {}) };
+  }
+  if (status === 'granted') await emitStateChanged(tx, g);
+  await tx.flush();
+  return { status, grantId: g.id, ...(detail ? { detail } : {}) };
+}
+
+/**
+ * The grant of a benefit in a scope that has none (an order or subscription created in `tx`): no
+ * lookup and no flush. The caller flushes the grant with its other rows, then calls `emit`
+ * (benefit_grant.created) and writes customer.state_changed itself (checkout fulfilment,
+ * orders/fulfilment.ts). Only for types without third-party calls; the benefit and the customer are
+ * entities of `tx`.
+ */
+export async function grantNewIn(
+  tx: EntityManager,
+  integrations: Integrations,
+  input: Omit<BenefitActionInput, 'action' | 'guard' | 'benefitId' | 'customerId'> & { benefit: Benefit; customer: Customer },
+): Promise<{ result: BenefitActionResult; emit: () => void }> {
+  const { benefit, customer } = input;
+  if (benefit.deletedAt || customer.deletedAt) {
+    return { result: { status: 'skipped', grantId: null, detail: 'benefit or customer deleted' }, emit: () => {} };
+  }
+  const scope = { subscriptionId: input.subscriptionId, orderId: input.subscriptionId ? null : input.orderId };
+  const g = tx.create(BenefitGrant, { customer, benefit, ...scope, grantedAt: null, revokedAt: null, properties: {} });
+  const { status, detail } = await runGrant(tx, integrations, g, input);
+  return { result: { status, grantId: g.id, ...(detail ? { detail } : {}) }, emit: () => emitGrantEvent(tx, 'benefit_grant.created', g, null) };
+}
+
+/** The strategy's grant on `g` (customer and benefit loaded): granted, or pending / failed as recorded on the grant. */
+async function runGrant(
+  tx: EntityManager,
+  integrations: Integrations,
+  g: BenefitGrant,
+  input: { subscriptionId: string | null; orderId: string | null },
+): Promise<{ status: BenefitActionResult['status']; detail?: string }> {
   let status: BenefitActionResult['status'];
   let detail: string | undefined;
   try {
@@ -148,16 +192,7 @@ export async function applyBenefitActionIn(
       throw err;
     }
   }
-  await tx.flush();
-  if (isNew) emitGrantEvent(tx, 'benefit_grant.created', g, null);
-  else if (status === 'granted' || previous.error !== g.properties.error) emitGrantEvent(tx, 'benefit_grant.updated', g, previous);
-  if (opts.stateChanged === false) {
-    // The caller flushes after its other changes (and writes customer.state_changed): the event goes with them.
-    return { status, grantId: g.id, ...(detail ? { detail } : {}) };
-  }
-  if (status === 'granted') await emitStateChanged(tx, g);
-  await tx.flush();
-  return { status, grantId: g.id, ...(detail ? { detail } : {}) };
+  return { status, detail };
 }
 
 async function revoke(tx: EntityManager, integrations: Integrations, g: BenefitGrant): Promise<BenefitActionResult> {

@@ -6,41 +6,27 @@
  * benefits; `compensateCheckout` undoes the charge when the workflow fails for good. Idempotency rests
  * on unique constraints: one order and one subscription per checkout, one payment method per
  * processor id, one grant per (customer, benefit, order | subscription).
- *
- * `savePaymentMethodForCheckout`, `createOrderForCheckout` and `grantBenefitsForCheckout` are the
- * separate steps (one transaction each, every benefit through its workflow) of runs recorded before
- * the one-transaction fulfilment; they stay for those runs' replay.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import type { Deps } from '../../deps.ts';
-import { applyBenefitActionIn, SHARED_ACCESS_TYPES } from '../benefits/grant-actions.ts';
+import { applyBenefitActionIn, grantNewIn, SHARED_ACCESS_TYPES } from '../benefits/grant-actions.ts';
 import type { Integrations } from '../benefits/integrations.ts';
-import { requestBenefitAction, requestGrantAction } from '../benefits/lifecycle.ts';
+import { requestGrantAction } from '../benefits/lifecycle.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { CHECKOUT_ALIAS, CHECKOUT_POPULATE, serializeCheckout, serializeCheckoutWithProducts, type CheckoutProductsRead } from '../checkouts/schemas.ts';
 import { emitCustomerStateChanged } from '../customers/service.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
 import { periodEnd } from '../pricing/index.ts';
-import { benefitLinks, checkoutProductsRead, grantsNotOnProduct } from './fulfilment-reads.ts';
+import { fulfilmentStart, grantsNotOnProduct } from './fulfilment-reads.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { checkoutTrialPeriod } from '../trials/index.ts';
 import { Order } from './entities.ts';
-import { ORDER_POPULATE, serializeOrder, serializeOrderWithProduct } from './schemas.ts';
+import { serializeOrderWithProduct } from './schemas.ts';
 import { receiptOf, type Receipt } from './receipt.ts';
-
-/** Step 1: the card the processor saved at confirmation, as a PaymentMethod (default if first). */
-export async function savePaymentMethodForCheckout(em: EntityManager, checkoutId: string, processor: string): Promise<string | null> {
-  return em.transactional(async (tx) => {
-    const c = await tx.findOne(Checkout, { id: checkoutId });
-    if (!c?.processorPaymentMethod || !c.customer) return null;
-    const pm = await savePaymentMethod(tx, { customerId: c.customer.id, processor, method: c.processorPaymentMethod });
-    return pm.id;
-  });
-}
 
 export interface OrderStepResult {
   orderId: string;
@@ -48,38 +34,16 @@ export interface OrderStepResult {
 }
 
 /**
- * Step 2: the order (`purchase`, or `subscription_create` with an active subscription for a recurring
- * product), amounts from the checkout; paid when charged or free. Writes order.created, order.paid,
- * subscription.created, subscription.active. Null when the checkout is not confirmed.
- */
-export async function createOrderForCheckout(
-  em: EntityManager,
-  checkoutId: string,
-  processor: string,
-): Promise<OrderStepResult | null> {
-  return em.transactional(async (tx) => {
-    const c = await tx.findOne(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!c) return null;
-    const existing = await tx.findOne(Order, { checkout: c.id });
-    if (existing) return { orderId: existing.id, subscriptionId: existing.subscription?.id ?? null };
-    if (c.status !== 'confirmed' || !c.customer) return null;
-    const pm = c.processorPaymentMethod ? await tx.findOne(PaymentMethod, { processor, processorId: c.processorPaymentMethod.id }) : null;
-    const { order } = await createOrderIn(tx, c, pm);
-    return { orderId: order.id, subscriptionId: order.subscription?.id ?? null };
-  });
-}
-
-/**
  * The order of a confirmed checkout (locked by the caller, no order yet), and its subscription for a
- * recurring product, with their events, in `tx`.
+ * recurring product, in `tx`, not flushed: the caller flushes them with its other rows, then `emit`
+ * writes their events (built from the flushed rows).
  */
 async function createOrderIn(
   tx: EntityManager,
   c: Checkout,
   pm: PaymentMethod | null,
-  read?: CheckoutProductsRead,
-): Promise<{ order: Order; previousProductId: string | null }> {
-  await tx.populate(c, ['product', 'productPrice', 'discount', 'customer', 'organization']);
+  read: CheckoutProductsRead,
+): Promise<{ order: Order; previousProductId: string | null; emit: () => Promise<void> }> {
   const now = new Date();
   const interval = c.product.recurringInterval;
   const currency = c.currency ?? c.productPrice.priceCurrency;
@@ -153,25 +117,25 @@ async function createOrderIn(
     metadata: { ...c.metadata },
     processorChargeId: c.processorChargeId ?? null,
   });
-  await tx.flush();
-  const orgId = c.organization.id;
-  if (sub) {
-    await tx.populate(sub, SUBSCRIPTION_POPULATE);
-    const data = serializeSubscription(sub);
-    if (previousProductId) emitEvent(tx, orgId, 'subscription.updated', data);
-    else {
-      emitEvent(tx, orgId, 'subscription.created', data);
-      // A trial becomes active with its first charge (subscriptions/service.ts).
-      if (!trial) emitEvent(tx, orgId, 'subscription.active', data);
+  const emit = async () => {
+    const orgId = c.organization.id;
+    if (sub) {
+      await tx.populate(sub, SUBSCRIPTION_POPULATE);
+      const data = serializeSubscription(sub);
+      if (previousProductId) emitEvent(tx, orgId, 'subscription.updated', data);
+      else {
+        emitEvent(tx, orgId, 'subscription.created', data);
+        // A trial becomes active with its first charge (subscriptions/service.ts).
+        if (!trial) emitEvent(tx, orgId, 'subscription.active', data);
+      }
     }
-  }
-  // With the product's read model at hand, only what the order names directly (loaded with the checkout).
-  await tx.populate(order, read ? ['customer', 'productPrice.meter', 'discount', 'subscription'] : ORDER_POPULATE);
-  const data = read ? serializeOrderWithProduct(order, read.product) : serializeOrder(order);
-  // Written by the caller's next flush (or the commit), with its other rows: one INSERT of the events less.
-  emitEvent(tx, orgId, 'order.created', data);
-  if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
-  return { order, previousProductId };
+    // With the product's read model at hand, only what the order names directly (loaded with the checkout).
+    await tx.populate(order, ['customer', 'productPrice.meter', 'discount', 'subscription']);
+    const data = serializeOrderWithProduct(order, read.product);
+    emitEvent(tx, orgId, 'order.created', data);
+    if (order.status === 'paid') emitEvent(tx, orgId, 'order.paid', data);
+  };
+  return { order, previousProductId, emit };
 }
 
 /** What `fulfilCheckout` did, or an earlier attempt of it had done. */
@@ -223,11 +187,10 @@ export async function fulfilCheckout(
       },
     );
     if (!c?.customer || (c.status !== 'confirmed' && c.status !== 'succeeded')) return null;
-    const links = await benefitLinks(tx, c.product.id);
+    const { existingOrderId, links, benefits, read } = await fulfilmentStart(tx, c);
     const external = links.filter((l) => SHARED_ACCESS_TYPES.has(l.type)).map((l) => l.benefit_id);
-    // Usually there is none: a plain lookup first, the order and its graph only when a retry finds one.
-    const [found] = await tx.execute<{ id: string }[]>(`select "id" from "orders" where "checkout_id" = ?`, [c.id]);
-    const existing = found ? await tx.findOneOrFail(Order, { id: found.id }, { populate: ['customer', 'product', 'organization'] }) : null;
+    // Usually there is none: the order and its graph are loaded only when a retry finds one.
+    const existing = existingOrderId ? await tx.findOneOrFail(Order, { id: existingOrderId }, { populate: ['customer', 'product', 'organization'] }) : null;
     if (existing) {
       const succeeded = c.status === 'succeeded';
       const subscriptionId = existing.subscription?.id ?? null;
@@ -251,17 +214,29 @@ export async function fulfilCheckout(
     const pm = c.processorPaymentMethod
       ? await savePaymentMethod(tx, { customerId: c.customer.id, processor: opts.processor, method: c.processorPaymentMethod })
       : null;
-    const read = await checkoutProductsRead(tx, c);
-    const { order, previousProductId } = await createOrderIn(tx, c, pm, read);
+    const { order, previousProductId, emit } = await createOrderIn(tx, c, pm, read);
     const scope = { orderId: order.id, subscriptionId: order.subscription?.id ?? null, customerId: c.customer.id, productId: c.product.id };
-    for (const link of links) {
-      if (SHARED_ACCESS_TYPES.has(link.type)) continue;
-      await applyBenefitActionIn(
-        tx,
-        integrations,
-        { action: 'grant', benefitId: link.benefit_id, customerId: scope.customerId, subscriptionId: scope.subscriptionId, orderId: scope.orderId },
-        { stateChanged: false },
-      );
+    const grantEvents: (() => void)[] = [];
+    if (previousProductId) {
+      // The upgraded subscription has grants already: each benefit through the grant code's lookup.
+      await tx.flush();
+      await emit();
+      for (const link of links) {
+        if (SHARED_ACCESS_TYPES.has(link.type)) continue;
+        await applyBenefitActionIn(
+          tx,
+          integrations,
+          { action: 'grant', benefitId: link.benefit_id, customerId: scope.customerId, subscriptionId: scope.subscriptionId, orderId: scope.orderId },
+          { stateChanged: false },
+        );
+      }
+    } else {
+      // A new order (and subscription) has no grant yet: created without a lookup, flushed below with the order.
+      for (const link of links) {
+        if (SHARED_ACCESS_TYPES.has(link.type)) continue;
+        const granted = await grantNewIn(tx, integrations, { benefit: benefits.get(link.benefit_id)!, customer: c.customer, subscriptionId: scope.subscriptionId, orderId: scope.orderId });
+        grantEvents.push(granted.emit);
+      }
     }
     const externalRevocations: string[] = [];
     if (previousProductId && scope.subscriptionId) {
@@ -281,11 +256,16 @@ export async function fulfilCheckout(
       }
     }
     const succeeded = external.length === 0 && externalRevocations.length === 0;
-    if (succeeded) {
-      c.status = 'succeeded';
-      await tx.flush();
-      emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckoutWithProducts(c, opts.publicUrl, read));
+    if (succeeded) c.status = 'succeeded';
+    // One flush for the order, its subscription, the grants and their license keys, and the checkout.
+    await tx.flush();
+    // Their events, in the order they were written before (built from the flushed rows), then the
+    // checkout's and the customer's state, which reads the grants: one INSERT of the outbox.
+    if (!previousProductId) {
+      await emit();
+      for (const emitGrant of grantEvents) emitGrant();
     }
+    if (succeeded) emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckoutWithProducts(c, opts.publicUrl, read));
     await emitCustomerStateChanged(tx, c.organization.id, c.customer);
     await tx.flush();
     opts.beforeCommit?.();
@@ -313,30 +293,6 @@ export async function requestExternalGrants(deps: Deps, scope: FulfilResult): Pr
       guard: { productId: scope.productId, has: true },
     });
   }
-}
-
-/**
- * Step 3: requests the grant of every benefit of the product for the customer, scoped to the
- * subscription (recurring) or the order (one-time). The grants happen in the background, in the
- * durable `benefit-grant:<benefit_id>:<customer_id>` workflows (benefits/lifecycle.ts), which write
- * benefit_grant.created and retry third-party calls. Answers how many benefits were requested
- * (`pending`; `granted` is always 0 here).
- */
-export async function grantBenefitsForCheckout(
-  deps: Deps,
-  checkoutId: string,
-  scope: OrderStepResult,
-): Promise<{ granted: number; pending: number }> {
-  const c = await deps.orm.em.fork().findOne(Checkout, { id: checkoutId }, { populate: ['product.productBenefits.benefit'] });
-  if (!c?.customer) return { granted: 0, pending: 0 };
-  await requestBenefitAction(deps, 'grant', {
-    customerId: c.customer.id,
-    productId: c.product.id,
-    subscriptionId: scope.subscriptionId,
-    orderId: scope.orderId,
-  });
-  const pending = c.product.productBenefits.getItems().filter((pb) => !pb.benefit.deletedAt).length;
-  return { granted: 0, pending };
 }
 
 /** Step 4: checkout `succeeded`, with checkout.updated and customer.state_changed. Idempotent. */
