@@ -61,9 +61,13 @@ class CopyIn {
   }
 }
 
-/** COPY text format field: tab-separated, `\N` for NULL, backslash escapes. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIALS = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** COPY text format field: tab-separated, `\N` for NULL, backslash escapes (one pass, none when nothing needs it). */
 export const copyField = (v: string | null): string =>
-  v === null ? '\\N' : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  v === null ? '\\N' : COPY_SPECIAL.test(v) ? v.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c]!) : v;
 
 /** A SQL string literal (standard_conforming_strings on: only quotes are doubled; no NUL allowed). */
 export const literal = (v: string): string => `'${v.replace(/'/g, "''")}'`;
