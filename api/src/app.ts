@@ -27,6 +27,7 @@ import { idempotencyKeys } from './modules/idempotency/middleware.ts';
 import { apiRateLimits } from './kit/rate-limits.ts';
 import { publicCors } from './kit/cors.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './kit/unavailable.ts';
+import { lockConflict } from './kit/lock-conflicts.ts';
 import { mountMetrics } from './kit/metrics.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -279,7 +280,9 @@ function errorHandler(deps: Deps) {
       send(503, { error: 'ServiceUnavailable', detail: 'The database is unavailable; nothing was saved. Retry after the seconds in Retry-After.' });
       return;
     }
-    deps.log.error({ err, requestId: req.id }, 'unhandled error');
+    const conflict = lockConflict(err);
+    if (conflict) deps.log.warn({ err, requestId: req.id, sqlState: conflict.sqlState, statement: conflict.statement }, conflict.message);
+    else deps.log.error({ err, requestId: req.id }, 'unhandled error');
     send(500, {
       error: 'InternalServerError',
       detail: `An unexpected error occurred. Request id: ${req.id}`,

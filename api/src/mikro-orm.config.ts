@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool, PoolClient } from 'pg';
 import type { Config } from './config.ts';
+import { annotateLockConflicts } from './kit/lock-conflicts.ts';
 
 export type EntityList = NonNullable<Options['entities']>;
 
@@ -74,6 +75,7 @@ export function releaseDeadConnections(pool: Pool): void {
   }) as Pool['connect'];
   pool.on('connect', (client) => {
     clients.add(client);
+    annotateLockConflicts(client);
     client.once('end', () => {
       if (!checkedOut.has(client)) return;
       const release = client.release;

@@ -5,6 +5,7 @@ import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSo
 import type { Deps } from '@emporia/api/src/deps.ts';
 import { createActivities } from './activities/index.ts';
 import { activityMetricsInterceptor } from './metrics.ts';
+import { lockConflictInterceptor } from './lock-conflicts.ts';
 
 const require = createRequire(import.meta.url);
 export const WORKFLOWS_PATH = require.resolve('@emporia/workflows');
@@ -32,7 +33,7 @@ export async function createWorker(
     activities: createActivities(deps),
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
     // Activity counts and outcomes for GET /metrics (metrics.ts).
-    interceptors: { activity: [activityMetricsInterceptor], ...(opts.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
+    interceptors: { activity: [activityMetricsInterceptor, lockConflictInterceptor(deps.log)], ...(opts.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
 }
