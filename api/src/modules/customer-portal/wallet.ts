@@ -5,12 +5,11 @@
  * locked; the caller detaches a deleted card at the processor after commit).
  */
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import { inTransaction, type EntityManager } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { PaymentMethod } from '../payment-methods/entities.ts';
-import { deletePaymentMethod, savePaymentMethod, setDefaultPaymentMethod } from '../payment-methods/service.ts';
+import { deletePaymentMethod, lockCustomerRow, savePaymentMethod, setDefaultPaymentMethod } from '../payment-methods/service.ts';
 import { PaymentError, ProcessorError, type PaymentProcessor } from '../payments/processor.ts';
 
 export async function addPaymentMethod(
@@ -46,7 +45,8 @@ export async function addPaymentMethod(
   if (setup.status === 'declined') throw PaymentError(setup.message);
   const method = setup.paymentMethod;
   const { result } = await inTransaction(em, async (tx) => {
-    const locked = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    await lockCustomerRow(tx, customerId);
+    const locked = await tx.findOne(Customer, { id: customerId, deletedAt: null }, { refresh: true });
     if (!locked) throw ResourceNotFound('Customer not found');
     locked.processorCustomerId ??= processorCustomerId;
     const pm = await savePaymentMethod(tx, { customerId, processor: processor.name, method });
@@ -58,7 +58,7 @@ export async function addPaymentMethod(
 }
 
 export async function makeDefaultPaymentMethod(tx: EntityManager, customerId: string, id: string): Promise<PaymentMethod> {
-  await tx.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await lockCustomerRow(tx, customerId);
   const pm = await tx.findOne(PaymentMethod, { id, customer: customerId, deletedAt: null });
   if (!pm) throw ResourceNotFound('Payment method not found');
   if (!pm.isDefault) await setDefaultPaymentMethod(tx, pm);

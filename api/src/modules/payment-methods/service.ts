@@ -1,5 +1,4 @@
 /** Saved payment methods. Services never commit on their own, except the workflow steps that say so. */
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
 import { ApiError } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
@@ -17,7 +16,7 @@ export async function savePaymentMethod(
 ): Promise<PaymentMethod> {
   const existing = await em.findOne(PaymentMethod, { processor: input.processor, processorId: input.method.id });
   if (existing) return existing;
-  await em.findOne(Customer, { id: input.customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await lockCustomerRow(em, input.customerId);
   const hasDefault = await em.count(PaymentMethod, { customer: input.customerId, isDefault: true, deletedAt: null });
   const pm = em.create(PaymentMethod, {
     customer: em.getReference(Customer, input.customerId),
@@ -69,7 +68,7 @@ export const PaymentMethodInUse = () =>
  * whose paid subscriptions still renew cannot go (400). Customer row lock held here.
  */
 export async function deletePaymentMethod(em: EntityManager, customerId: string, id: string): Promise<PaymentMethod | null> {
-  await em.findOne(Customer, { id: customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await lockCustomerRow(em, customerId);
   const pm = await em.findOne(PaymentMethod, { id, customer: customerId, deletedAt: null });
   if (!pm) return null;
   const others = await em.count(PaymentMethod, { customer: customerId, deletedAt: null, id: { $ne: pm.id } });
@@ -93,4 +92,13 @@ export async function deletePaymentMethod(em: EntityManager, customerId: string,
     if (next) next.isDefault = true;
   }
   return pm;
+}
+
+/**
+ * Serializes a customer's payment-method changes. FOR NO KEY UPDATE, not FOR UPDATE: the latter also
+ * waits for (and deadlocks with) every transaction inserting a row that references the customer
+ * (an order, a subscription, a grant hold key-share locks on it).
+ */
+export async function lockCustomerRow(em: EntityManager, customerId: string): Promise<void> {
+  await em.execute(`select 1 from "customers" where "id" = ? for no key update`, [customerId]);
 }
