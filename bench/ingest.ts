@@ -440,13 +440,14 @@ async function main() {
   await seedMetricsRows(db, { orders: ORDERS, organizationId: org.id, customers, productId: product.id, priceId: product.prices[0].id });
   await db.query('set session_replication_role = origin');
   await db.query('select metrics_rebuild()');
-  await db.query('analyze orders; analyze subscriptions; analyze metrics_order_buckets; analyze metrics_subscription_buckets');
+  await db.query('analyze orders; analyze subscriptions; analyze metrics_order_buckets; analyze metrics_subscription_buckets; analyze metrics_customer_order_buckets; analyze metrics_customer_subscription_buckets');
   console.log(`\nmetrics data: ${fmt(ORDERS)} orders and ${fmt(subs)} subscriptions seeded in SQL in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
   const endDate = new Date().toISOString().slice(0, 10);
   const startDate = new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10);
   const metricsRange = `start_date=${startDate}&end_date=${endDate}&interval=day`;
   console.log(`GET /v1/metrics/ (31 daily periods, 12 figures)`);
-  await latency('one customer', `/v1/metrics/?${metricsRange}&customer_id=${customers[0]}`, RUNS);
+  // customers[1]: the seed leaves every order of customers[0] pending (an empty answer).
+  await latency('one customer', `/v1/metrics/?${metricsRange}&customer_id=${customers[1]}`, RUNS);
   await latency('all customers', `/v1/metrics/?${metricsRange}`, Math.ceil(RUNS / 2));
 
   console.log(`\nwhole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
