@@ -1,16 +1,30 @@
 /**
- * The in-run reference: a bare Express handler answering a small JSON document, started as its own
- * process the same way as the API (Node 24 through tsx, NODE_ENV=production).
+ * The in-run references, started as their own process the same way as the API (Node 24 through tsx,
+ * NODE_ENV=production): `/bare`, a bare Express handler answering a small JSON document, and
+ * `/bare-pg`, the same handler after one named prepared statement (`select 1`) on a `pg` pool of the
+ * API's size (DATABASE_URL, DATABASE_POOL_MAX): the ceiling of any read that goes to PostgreSQL once.
  */
 import express from 'express';
+import pg from 'pg';
 
 const app = express();
 app.disable('x-powered-by');
+const doc = { items: [{ id: '00000000-0000-4000-8000-000000000000', name: 'bare' }], pagination: { total_count: 1, max_page: 1 } };
 app.get('/bare', (_req, res) => {
-  res.json({ items: [{ id: '00000000-0000-4000-8000-000000000000', name: 'bare' }], pagination: { total_count: 1, max_page: 1 } });
+  res.json(doc);
+});
+const pool = process.env.DATABASE_URL
+  ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) })
+  : null;
+app.get('/bare-pg', (_req, res, next) => {
+  if (!pool) return void res.status(404).json({ error: 'no DATABASE_URL' });
+  pool.query({ name: 'bare_select_1', text: 'select 1 as one' }).then(
+    (r) => res.json({ ...doc, one: r.rows[0].one }),
+    next,
+  );
 });
 const port = Number(process.env.PORT ?? 0);
 const server = app.listen(port, '127.0.0.1', () => {
   console.log(`bare listening on ${JSON.stringify(server.address())}`);
 });
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+process.once('SIGTERM', () => server.close(() => void pool?.end().finally(() => process.exit(0))));

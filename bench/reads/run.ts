@@ -5,10 +5,12 @@
  * realistic catalogue through the API (benefits; products with prices, two media and three benefits
  * each; customers) and its sales written straight into the tables (orders, subscriptions). Then, for
  * each of products, customers, orders, subscriptions and benefits: `GET` list with limit=10 and
- * limit=100 and `GET` by id, with autocannon at 10 and 50 connections, beside a bare Express handler
- * (bench/reads/bare.ts, its own process) measured in the same run. Before that, the load-insensitive
- * figures: the API's CPU milliseconds and SQL statements per request (sequential requests; statements
- * through a counting proxy in front of PostgreSQL, bench/reads/statement-counter.ts).
+ * limit=100 and `GET` by id, with autocannon at 10 and 50 connections, beside two references measured
+ * in the same run (bench/reads/bare.ts, its own process): a bare Express handler, and the same handler
+ * after one prepared `select 1` on PostgreSQL (the ceiling of a read that goes to PostgreSQL once).
+ * Before that, the load-insensitive figures: the API's CPU milliseconds and SQL statements per request
+ * (sequential requests; statements through a counting proxy in front of PostgreSQL,
+ * bench/reads/statement-counter.ts); the throughput rows run on an API restarted without the proxy.
  *
  *   npm run bench:reads -- [--duration 5] [--connections 10,50] [--customers 1200] [--products 105]
  *                          [--per-request 200] [--only products,orders] [--profile DIR] [--keep]
@@ -325,19 +327,22 @@ async function cannon(url: string, connections: number, token: string | null): P
 }
 
 async function throughput(base: string, bareUrl: string, token: string, list: Target[]) {
-  console.log(`\nthroughput (autocannon, ${DURATION} s per row; ratio = req/s ÷ bare Express req/s at the same connections):`);
-  console.log(`${'read'.padEnd(28)} ${'conns'.padStart(5)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)} ${'non-2xx'.padStart(8)} ${'load 1m'.padStart(8)}`);
-  const row = (name: string, c: number, r: Result, bare: number) =>
+  console.log(`\nthroughput (autocannon, ${DURATION} s per row; × bare = req/s ÷ bare Express req/s, × bare+pg = ÷ bare Express with one prepared select 1, at the same connections):`);
+  console.log(`${'read'.padEnd(28)} ${'conns'.padStart(5)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'× bare'.padStart(7)} ${'× bare+pg'.padStart(10)} ${'non-2xx'.padStart(8)} ${'load 1m'.padStart(8)}`);
+  const row = (name: string, c: number, r: Result, bare: number, barePg: number) =>
     console.log(
-      `${name.padEnd(28)} ${String(c).padStart(5)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${(r.rps / bare).toFixed(2).padStart(6)} ${String(r.errors).padStart(8)} ${os.loadavg()[0]!.toFixed(2).padStart(8)}`,
+      `${name.padEnd(28)} ${String(c).padStart(5)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${(r.rps / bare).toFixed(2).padStart(7)} ${(r.rps / barePg).toFixed(2).padStart(10)} ${String(r.errors).padStart(8)} ${os.loadavg()[0]!.toFixed(2).padStart(8)}`,
     );
   for (const c of LEVELS) {
     await cannon(`${bareUrl}/bare`, c, null); // warm-up
     const bare = await cannon(`${bareUrl}/bare`, c, null);
-    row('bare Express', c, bare, bare.rps);
+    await cannon(`${bareUrl}/bare-pg`, c, null); // warm-up (prepares the statement on each connection)
+    const barePg = await cannon(`${bareUrl}/bare-pg`, c, null);
+    row('bare Express', c, bare, bare.rps, barePg.rps);
+    row('bare Express + select 1', c, barePg, bare.rps, barePg.rps);
     for (const t of list) {
       const r = await cannon(`${base}${t.path}`, c, token);
-      row(t.name, c, r, bare.rps);
+      row(t.name, c, r, bare.rps, barePg.rps);
       // Requests still in flight when autocannon stopped must not count against the next row.
       await api(base, token, 'GET', t.path);
     }
@@ -355,21 +360,28 @@ let counter: StatementCounter | null = null;
 let cleanup = async () => {};
 try {
   const barePort = await freePort();
-  procs.push(await startProcess('bare', 'bench/reads/bare.ts', { NODE_ENV: 'production', PORT: String(barePort) }, 'bare listening'));
   const bareUrl = `http://127.0.0.1:${barePort}`;
+  const startBare = async (databaseUrl: string) =>
+    procs.push(await startProcess('bare', 'bench/reads/bare.ts', { NODE_ENV: 'production', PORT: String(barePort), DATABASE_URL: databaseUrl }, 'bare listening'));
   let base: string;
   let token: string;
   let apiPid: number | null = null;
+  /** Starts the API on `databaseUrl`; resolves with its process once it listens. */
+  let startApi: ((databaseUrl: string) => Promise<ChildProcess>) | null = null;
+  let directUrl = '';
   if (GIVEN_URL) {
     if (!GIVEN_TOKEN) throw new Error('--url needs --token (an organization access token with the read scopes)');
     base = GIVEN_URL.replace(/\/$/, '');
     token = GIVEN_TOKEN;
+    await startBare(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }).DATABASE_URL);
   } else {
     const cfg = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
     const dbUrl = new URL(cfg.DATABASE_URL);
     dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_reads`;
     const databaseUrl = dbUrl.toString();
+    directUrl = databaseUrl;
     await ensureDatabase(databaseUrl, { recreate: true });
+    await startBare(databaseUrl);
     const { namespace } = await benchNamespace(cfg);
     cleanup = async () => {
       await deleteNamespace(cfg.TEMPORAL_ADDRESS, namespace).catch(() => {});
@@ -381,27 +393,33 @@ try {
     viaCounter.port = String(counter.port);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const apiProc = await startProcess(
-      'api',
-      'api/src/server.ts',
-      {
-        NODE_ENV: 'production',
-        SECRET: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'info',
-        DATABASE_URL: viaCounter.toString(),
-        TEMPORAL_NAMESPACE: namespace,
-        TEMPORAL_TASK_QUEUE: `bench-reads-${randomUUID().slice(0, 8)}`,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: base,
-        // Limits stay on (their cost is part of every request), the allowance above what the run sends.
-        RATE_LIMIT_ENABLED: 'true',
-        API_RATE_LIMIT_PER_MINUTE: '100000000',
-        API_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
-      },
-      'api listening',
-    );
-    procs.push(apiProc);
+    const queue = `bench-reads-${randomUUID().slice(0, 8)}`;
+    const secret = randomBytes(32).toString('hex');
+    startApi = async (url: string) => {
+      const p = await startProcess(
+        'api',
+        'api/src/server.ts',
+        {
+          NODE_ENV: 'production',
+          SECRET: secret,
+          LOG_LEVEL: 'info',
+          DATABASE_URL: url,
+          TEMPORAL_NAMESPACE: namespace,
+          TEMPORAL_TASK_QUEUE: queue,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: base,
+          // Limits stay on (their cost is part of every request), the allowance above what the run sends.
+          RATE_LIMIT_ENABLED: 'true',
+          API_RATE_LIMIT_PER_MINUTE: '100000000',
+          API_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+        },
+        'api listening',
+      );
+      procs.push(p);
+      return p;
+    };
+    const apiProc = await startApi(viaCounter.toString());
     apiPid = apiProc.pid!;
     const s = await seller(base);
     token = s.token;
@@ -411,6 +429,13 @@ try {
   console.log(`api: ${GIVEN_URL ?? `${base} (NODE_ENV=production, LOG_LEVEL=info)`}`);
   const list = await targets(base, token);
   if (apiPid && PER_REQUEST > 0) await perRequest(base, token, list, apiPid, counter, PER_REQUEST);
+  if (startApi) {
+    // Throughput without the statement-counting proxy (a hop through this process, which also runs
+    // autocannon): the API restarts on a direct connection, like the bare+pg reference.
+    await stop(procs.pop());
+    await startApi(directUrl);
+    await targets(base, token);
+  }
   await throughput(base, bareUrl, token, list);
   console.log(`\nafter: load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {

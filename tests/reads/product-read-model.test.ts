@@ -9,6 +9,7 @@
  * needs a migration).
  */
 import { randomUUID } from 'node:crypto';
+import { Polar } from '@polar-sh/sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, seller, startTestServer, type TestServer } from '../harness.ts';
@@ -169,7 +170,7 @@ describe('the stored product read model', () => {
       );
     const before = await versions();
     expect(before).toHaveLength(1);
-    const purchase = await buy(srv, s, p.id);
+    const purchase = await buy(srv, { ...s, polar: new Polar({ accessToken: s.token, serverURL: srv.url }) }, p.id);
     expect(await versions()).toEqual(before);
     const order = await ok('GET', `/v1/orders/${purchase.orderId}`);
     expect(order.product).toEqual(await serialized(p.id));
@@ -181,9 +182,9 @@ describe('the stored product read model', () => {
       prices: [{ amount_type: 'metered_unit', meter_id: meterId, unit_amount: '0.25' }, { amount_type: 'fixed', price_amount: 100 }],
     });
     const rows = await srv.deps.orm.em.fork().getConnection().execute<{ id: string; stored: string; live: string; model: string }[]>(
-      `select p.id, r.json::text as stored, product_read_model_json(p.id)::text as live,
-              ${buildProductJsonSql('p.id', PRODUCT_MODEL_URL_PREFIX)}::text as model
-         from products p join product_read_models r on r.product_id = p.id where p.organization_id = ? order by p.id`,
+      `select x.id, r.json::text as stored, product_read_model_json(x.id)::text as live,
+              ${buildProductJsonSql('x.id', PRODUCT_MODEL_URL_PREFIX)}::text as model
+         from products x join product_read_models r on r.product_id = x.id where x.organization_id = ? order by x.id`,
       [s.organization.id],
     );
     expect(rows.length).toBeGreaterThanOrEqual(1);
