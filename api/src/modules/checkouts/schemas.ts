@@ -372,10 +372,10 @@ export type CheckoutConfirm = z.output<typeof checkoutConfirmSchema>;
 
 export const checkoutConfirmedSchema = checkoutPublicSchema.extend({ customer_session_token: z.string() });
 
-/** Everything the read models read. */
 /** MikroORM's alias of the checkouts table in a checkout query: `lockTableAliases` locks that row only, not the rows it joins. */
 export const CHECKOUT_ALIAS = 'c0';
 
+/** Everything the read models read. */
 export const CHECKOUT_POPULATE = [
   ...PRODUCT_POPULATE.map((path) => `products.${path}` as const),
   ...PRODUCT_POPULATE.map((path) => `product.${path}` as const),

@@ -12,9 +12,6 @@ import { customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
 import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES } from './entities.ts';
 
-/** The price's JSON is the products module's (one definition for the product's prices and the embedded price). */
-export { priceJsonSql };
-
 /** `serializeDiscountBase` of the discount row `d`, null when `d` is null (a left join found none). */
 export function discountBaseJsonSql(d: string): string {
   const common = `'id', ${d}.id, 'created_at', ${isoSql(`${d}.created_at`)}, 'modified_at', ${isoSql(`${d}.modified_at`)},
