@@ -205,6 +205,7 @@ async function main() {
   }
   const tDone = Date.now();
   const cpu = cpuSince(cpu0, database);
+  const mem = process.memoryUsage();
   statements.stop();
   await stopProfile?.(paid);
   const from = Math.max(renewAt.getTime(), tStarted);
@@ -218,6 +219,7 @@ async function main() {
   console.log(`metered lines:  ${billed?.n} recorded, ${billed?.units} units billed (events seeded: ${aggregated} units)`);
   console.log(`total:          ${secs(tDone - tSeed)} (seed + start + renew)`);
   console.log(`target:         ${N} renewals in under 300 s: ${renewMs < 300_000 && paid === N ? 'met' : 'missed'} (renewal phase ${secs(renewMs)}); load average now ${loadAverage()}`);
+  console.log(`worker memory:  rss ${(mem.rss / 2 ** 20).toFixed(0)} MB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MB at the end of the renewal phase`);
   printPerRenewal(paid, cpu, statements, await historyFigures(deps.temporal, sampled), { showStatements: SHOW_STATEMENTS });
 
   // ---- clean up -------------------------------------------------------------------------------------
