@@ -13,18 +13,20 @@
  * bench/reads/statement-counter.ts); the throughput rows run on an API restarted without the proxy.
  *
  *   npm run bench:reads -- [--duration 5] [--connections 10,50] [--customers 1200] [--products 105]
- *                          [--per-request 200] [--only products,orders] [--profile DIR] [--keep]
+ *                          [--per-request 200] [--only products,orders] [--profile DIR] [--keep | --reuse]
  *   npx tsx bench/reads/run.ts --url http://host:8000 --token polar_oat_…   (an API already running:
  *                          throughput only, on that organization's data)
  *
  * Needs PostgreSQL and Temporal (`npm start`); never touches the development database
  * (`<database>_bench_reads`, dropped at the end unless --keep; a Temporal namespace of its own).
+ * `--keep` also writes the seeded organization's token to `.ci/out/bench-reads-kept.json`, and
+ * `--reuse` runs on that kept database and organization without seeding again (and keeps it).
  * Targets: ≥ 2,000 req/s at 10 connections, p99 < 25 ms, ≥ 0.3× bare, limit=100 under 10 ms p50.
  * Results and the load they were taken under: docs/performance.md "Reads".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +53,10 @@ const ORDERS = arg('orders', 3000);
 const PER_REQUEST = arg('per-request', 200);
 const ONLY = str('only')?.split(',');
 const PROFILE_DIR = str('profile');
-const KEEP = process.argv.includes('--keep');
+const REUSE = process.argv.includes('--reuse');
+const KEEP = REUSE || process.argv.includes('--keep');
+/** Where `--keep` leaves the seeded organization for `--reuse`. */
+const KEPT_FILE = path.join(ROOT, '.ci/out/bench-reads-kept.json');
 const GIVEN_URL = str('url');
 const GIVEN_TOKEN = str('token');
 
@@ -66,9 +71,14 @@ async function freePort(): Promise<number> {
   });
 }
 
+const starts = new Map<string, number>();
 /** Starts `script` with Node 24 through tsx; resolves once `readyLine` is printed. Output after that is read and dropped (production logs go to a pipe). */
 function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
-  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR), '--cpu-prof-name', `${name}.cpuprofile`] : [];
+  // One profile per start: the API's first process serves the sequential requests, its second the throughput rows.
+  const n = (starts.get(name) ?? 0) + 1;
+  starts.set(name, n);
+  const file = n === 1 ? `${name}.cpuprofile` : `${name}-${n}.cpuprofile`;
+  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR), '--cpu-prof-name', file] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -287,25 +297,62 @@ async function targets(base: string, token: string): Promise<Target[]> {
   return out;
 }
 
-/** API CPU ms and SQL statements per request, over `n` sequential requests (load-insensitive). */
-async function perRequest(base: string, token: string, list: Target[], apiPid: number, counter: StatementCounter | null, n: number) {
-  console.log(`\nper request (${n} sequential requests each; CPU of the API process from /proc, statements through the counting proxy):`);
-  console.log(`${'read'.padEnd(28)} ${'CPU ms'.padStart(7)} ${'statements'.padStart(10)} ${'(begin/commit)'.padStart(14)} ${'bytes'.padStart(8)}`);
+/**
+ * CPU milliseconds used so far by the PostgreSQL backends serving `databaseUrl`'s database (other
+ * than this query's own), from /proc: PostgreSQL runs on this machine in the development stack.
+ * Null when its processes are not visible here.
+ */
+async function backendCpuMs(databaseUrl: string): Promise<number | null> {
+  const db = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-reads-cpu' });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    let sum = 0;
+    for (const { pid } of rows) {
+      try {
+        sum += cpuMs(pid);
+      } catch {
+        return null; // not visible from here (another machine or container): no PostgreSQL column
+      }
+    }
+    return sum;
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * API CPU ms, PostgreSQL CPU ms and SQL statements per request, over `n` sequential requests
+ * (load-insensitive). The requests ask for no compression (the API compresses no `/v1` response; the
+ * column shows what the response carried).
+ */
+async function perRequest(base: string, token: string, list: Target[], apiPid: number, counter: StatementCounter | null, n: number, databaseUrl: string) {
+  console.log(`\nper request (${n} sequential requests each; CPU of the API process and of the database's PostgreSQL backends from /proc, statements through the counting proxy):`);
+  console.log(
+    `${'read'.padEnd(28)} ${'API CPU ms'.padStart(10)} ${'PG CPU ms'.padStart(9)} ${'statements'.padStart(10)} ${'(begin/commit)'.padStart(14)} ${'bytes'.padStart(8)} ${'encoding'.padStart(8)}`,
+  );
   for (const t of list) {
     for (let i = 0; i < 20; i++) await api(base, token, 'GET', t.path);
+    const p0 = await backendCpuMs(databaseUrl);
     const c0 = cpuMs(apiPid);
     const s0 = counter?.counts();
     let bytes = 0;
+    let encoding = 'identity';
     for (let i = 0; i < n; i++) {
-      const res = await fetch(`${base}${t.path}`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${base}${t.path}`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' } });
       bytes = (await res.arrayBuffer()).byteLength;
+      encoding = res.headers.get('content-encoding') ?? 'identity';
       if (res.status !== 200) throw new Error(`${t.path}: ${res.status}`);
     }
     const cpu = (cpuMs(apiPid) - c0) / n;
     const s1 = counter?.counts();
+    const p1 = await backendCpuMs(databaseUrl);
+    const pgCpu = p0 !== null && p1 !== null ? ((p1 - p0) / n).toFixed(2) : '-';
     const stmts = s0 && s1 ? ((s1.total - s0.total) / n).toFixed(1) : '-';
     const tx = s0 && s1 ? ((s1.transaction - s0.transaction) / n).toFixed(1) : '-';
-    console.log(`${t.name.padEnd(28)} ${cpu.toFixed(2).padStart(7)} ${stmts.padStart(10)} ${tx.padStart(14)} ${String(bytes).padStart(8)}`);
+    console.log(
+      `${t.name.padEnd(28)} ${cpu.toFixed(2).padStart(10)} ${pgCpu.padStart(9)} ${stmts.padStart(10)} ${tx.padStart(14)} ${String(bytes).padStart(8)} ${encoding.padStart(8)}`,
+    );
   }
 }
 
@@ -380,7 +427,9 @@ try {
     dbUrl.pathname = `/${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_reads`;
     const databaseUrl = dbUrl.toString();
     directUrl = databaseUrl;
-    await ensureDatabase(databaseUrl, { recreate: true });
+    const kept = REUSE && existsSync(KEPT_FILE) ? (JSON.parse(readFileSync(KEPT_FILE, 'utf8')) as { databaseUrl: string; token: string; organizationId: string }) : null;
+    if (REUSE && kept?.databaseUrl !== databaseUrl) throw new Error(`--reuse: no kept run for ${dbUrl.pathname.slice(1)} (run once with --keep)`);
+    if (!kept) await ensureDatabase(databaseUrl, { recreate: true });
     await startBare(databaseUrl);
     const { namespace } = await benchNamespace(cfg);
     cleanup = async () => {
@@ -421,14 +470,21 @@ try {
     };
     const apiProc = await startApi(viaCounter.toString());
     apiPid = apiProc.pid!;
-    const s = await seller(base);
-    token = s.token;
-    await seed(base, databaseUrl, s);
+    if (kept) token = kept.token;
+    else {
+      const s = await seller(base);
+      token = s.token;
+      await seed(base, databaseUrl, s);
+      if (KEEP) {
+        mkdirSync(path.dirname(KEPT_FILE), { recursive: true });
+        writeFileSync(KEPT_FILE, JSON.stringify({ databaseUrl, token, organizationId: s.organizationId }));
+      }
+    }
   }
   console.log(`reads bench: ${machine()}`);
   console.log(`api: ${GIVEN_URL ?? `${base} (NODE_ENV=production, LOG_LEVEL=info)`}`);
   const list = await targets(base, token);
-  if (apiPid && PER_REQUEST > 0) await perRequest(base, token, list, apiPid, counter, PER_REQUEST);
+  if (apiPid && PER_REQUEST > 0) await perRequest(base, token, list, apiPid, counter, PER_REQUEST, directUrl);
   if (startApi) {
     // Throughput without the statement-counting proxy (a hop through this process, which also runs
     // autocannon): the API restarts on a direct connection, like the bare+pg reference.

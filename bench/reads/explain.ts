@@ -1,0 +1,87 @@
+/**
+ * Benchmark helper (not a test): `EXPLAIN (ANALYZE, BUFFERS)` of the statements the seller reads run,
+ * on the database `npm run bench:reads -- --keep` left (`.ci/out/bench-reads-kept.json`), as the API
+ * runs them (prepared; the generic plan, as PostgreSQL uses after five executions of a named statement):
+ *
+ *   npx tsx bench/reads/explain.ts [--only orders,subscriptions] [--limit 10] [--runs 50] [--plan]
+ *
+ * Prints per read the server's execution time (median of `--runs`) and, with `--plan`, the plan.
+ * The statement text comes from the modules' own builders, captured through a stand-in entity manager.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { EntityManager } from '../../api/src/kit/db.ts';
+import { listBenefitsJson } from '../../api/src/modules/benefits/read-sql.ts';
+import { listCustomersJson } from '../../api/src/modules/customers/read-sql.ts';
+import { listOrdersJson } from '../../api/src/modules/orders/read-sql.ts';
+import { useMediaStorage } from '../../api/src/modules/products/media.ts';
+import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
+import { listSubscriptionsJson } from '../../api/src/modules/subscriptions/read-sql.ts';
+import { arg } from '../common.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const kept = JSON.parse(readFileSync(path.join(ROOT, '.ci/out/bench-reads-kept.json'), 'utf8')) as { databaseUrl: string; organizationId: string };
+const onlyArg = process.argv.indexOf('--only');
+const ONLY = onlyArg >= 0 ? process.argv[onlyArg + 1]!.split(',') : null;
+const LIMIT = arg('limit', 10);
+const RUNS = arg('runs', 30);
+const PLAN = process.argv.includes('--plan');
+
+/** Captures the one statement a read builder runs (it runs inside a "transaction": `em.execute`). */
+async function capture(run: (em: EntityManager) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
+  let got: { sql: string; params: unknown[] } | undefined;
+  const em = {
+    isInTransaction: () => true,
+    execute: async (sql: string, params: unknown[]) => {
+      got = { sql, params };
+      return [{ body: '{}' }];
+    },
+  } as unknown as EntityManager;
+  await run(em);
+  return got!;
+}
+
+useMediaStorage({ publicUrl: (key: string) => `http://127.0.0.1:8333/public/${key}` });
+const org = [kept.organizationId];
+const page = { page: 1, limit: LIMIT };
+const sorting = ['-created_at'];
+const reads: [string, (em: EntityManager) => Promise<unknown>][] = [
+  ['products', (em) => listProductsJson(em, { organizationIds: org }, sorting, page)],
+  ['customers', (em) => listCustomersJson(em, { organizationIds: org, metadata: [] }, sorting, page)],
+  ['orders', (em) => listOrdersJson(em, org, { ...page, sorting }, page)],
+  ['subscriptions', (em) => listSubscriptionsJson(em, { organizationIds: org }, sorting, page)],
+  ['benefits', (em) => listBenefitsJson(em, { organizationIds: org }, sorting, page)],
+];
+
+const db = new pg.Client({ connectionString: kept.databaseUrl, application_name: 'bench-reads-explain' });
+await db.connect();
+try {
+  await db.query('set plan_cache_mode = force_generic_plan');
+  for (const [name, run] of reads) {
+    if (ONLY && !ONLY.includes(name)) continue;
+    const { sql, params } = await capture(run);
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    const stmt = `explain_${name}`;
+    await db.query(`deallocate all`);
+    await db.query(`prepare ${stmt} as ${text}`);
+    const args = params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p).replace(/'/g, "''")}'`)).join(', ');
+    const times: number[] = [];
+    let plan = '';
+    for (let i = 0; i < RUNS; i++) {
+      const r = await db.query(`explain (analyze, buffers, format text) execute ${stmt}(${args})`);
+      const lines = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']!);
+      times.push(Number(/Execution Time: ([\d.]+)/.exec(lines.join('\n'))?.[1]));
+      plan = lines.join('\n');
+    }
+    times.sort((a, b) => a - b);
+    const body = await db.query(`execute ${stmt}(${args})`);
+    const bytes = Buffer.byteLength(String(Object.values(body.rows[0] as object)[0]));
+    console.log(`${`${name} list limit=${LIMIT}`.padEnd(28)} execution ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms (median of ${RUNS}), ${bytes} bytes`);
+    if (PLAN) console.log(plan, '\n');
+  }
+} finally {
+  await db.end();
+}
