@@ -51,6 +51,7 @@ import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './servi
 import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer, requireConfirmFields } from './buyer.ts';
 import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
 import { releaseRedemption, reserveRedemption } from './redemptions.ts';
+import { prepareCommon } from './confirm-fast.ts';
 
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
@@ -104,10 +105,38 @@ interface Prepared {
   chargeAttempt: number;
   /** Step 1 found the buyer's customer (else step 3 creates one). */
   customerFound: boolean;
+  /**
+   * Set by the common path (confirm-fast.ts): the checkout's products, in order. Step 3 then reads
+   * only the to-one rows that path mapped (product, price, organization), not the rules' graph.
+   */
+  productIds: string[] | null;
 }
 
 /** Step 1: see the file comment. */
 async function prepare(em: EntityManager, clientSecret: string, input: CheckoutConfirm): Promise<Prepared> {
+  const common = await em.transactional(async (tx) => {
+    const f = await prepareCommon(tx, clientSecret, input);
+    if (!f) return null;
+    const c = f.checkout;
+    return {
+      changed: f.changed,
+      checkoutId: c.id,
+      tokenId: input.confirmation_token_id ?? null,
+      email: c.customerEmail!,
+      name: f.customer?.name ?? c.customerName ?? null,
+      processorCustomerId: f.customer?.processorCustomerId ?? null,
+      totalAmount: c.totalAmount ?? null,
+      currency: c.currency ?? null,
+      paymentRequired: c.isPaymentRequired,
+      setupRequired: c.isPaymentSetupRequired,
+      recurring: c.product.recurringInterval != null,
+      discountId: null,
+      chargeAttempt: c.chargeAttempt,
+      customerFound: f.customer != null,
+      productIds: f.productIds,
+    };
+  });
+  if (common) return common;
   return em.transactional(async (tx) => {
     const c = await lockCheckoutBySecret(tx, clientSecret);
     if (c.status !== 'open') throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
@@ -141,6 +170,7 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
       discountId: c.discount && c.isDiscountApplicable ? c.discount.id : null,
       chargeAttempt: c.chargeAttempt,
       customerFound: customer != null,
+      productIds: null,
     };
   });
 }
@@ -340,7 +370,7 @@ async function commitConfirmation(
     const c = await tx.findOne(Checkout, { id: p.checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!c) throw new Abort(ResourceNotFound('Checkout not found'), charged.chargeId != null);
     // What step 1 loaded is still in this request's identity map: not read again.
-    await ensureCheckoutRules(tx, c);
+    if (!p.productIds) await ensureCheckoutRules(tx, c);
     if (c.status !== 'open') {
       // A concurrent confirm won. With the same charge (same token) it is simply this confirm's outcome.
       throw new Abort(NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`), charged.chargeId != null && charged.chargeId !== c.processorChargeId);
@@ -381,7 +411,7 @@ async function commitConfirmation(
     // One trial per customer and product, decided by the trial_redemptions unique keys (trials/index.ts).
     if (c.activeTrialInterval && !(await redeemTrial(tx, c, customer.id))) throw new Abort(TrialAlreadyRedeemed(), charged.chargeId != null);
     // The products' read models from PostgreSQL, for the event and the buyer's answer.
-    const products = await checkoutProductsJson(tx, c);
+    const products = await checkoutProductsJson(tx, c, p.productIds ?? undefined);
     emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckoutWithProducts(c, deps.cfg.PUBLIC_URL, products));
     if (created) emitCustomerEvent(tx, customer, 'created');
     else if (updated) emitCustomerEvent(tx, customer, 'updated');

@@ -27,9 +27,10 @@ export const CHECKOUT_RULES_POPULATE = [
   'customer',
 ] as const;
 
-/** The read models of `c.products` (in their order) and of `c.product`, from the rows this transaction sees. */
-export async function checkoutProductsJson(em: EntityManager, c: Checkout): Promise<CheckoutProductsRead> {
-  const ids = [...new Set([c.product.id, ...c.products.getItems().map((p) => p.id)])];
+/** The read models of `c.products` (in their order; `productIds` when the collection is not loaded) and of `c.product`, from the rows this transaction sees. */
+export async function checkoutProductsJson(em: EntityManager, c: Checkout, productIds?: string[]): Promise<CheckoutProductsRead> {
+  const listed = productIds ?? c.products.getItems().map((p) => p.id);
+  const ids = [...new Set([c.product.id, ...listed])];
   const rows = await em.execute<{ id: string; product: ProductRead }[]>(
     `select x.id, ${productJsonSql('x.id')} as product from products x where x.id in (${ids.map(() => '?').join(', ')})`,
     ids,
@@ -40,5 +41,5 @@ export async function checkoutProductsJson(em: EntityManager, c: Checkout): Prom
     if (!p) throw new Error(`checkout ${c.id}: product ${id} is gone`);
     return p;
   };
-  return { products: c.products.getItems().map((p) => read(p.id)), product: read(c.product.id) };
+  return { products: listed.map(read), product: read(c.product.id) };
 }
