@@ -1,11 +1,10 @@
 /** Activities that read what to announce and mail it, recording each mail exactly once per key. */
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NotificationActivities, NotificationInput } from '@emporia/workflows/contracts';
 import type { Mailer } from '@emporia/api/src/kit/mail.ts';
 import { Member } from '@emporia/api/src/modules/organizations/entities.ts';
 import { Product } from '@emporia/api/src/modules/products/entities.ts';
-import { Notification } from '@emporia/api/src/modules/notifications/entities.ts';
+import { mailOnce } from './mail-once.ts';
 
 function formatAmount(amount: number, currency: string): string {
   return `${currency.toUpperCase()} ${Math.trunc(amount / 100)}.${String(amount % 100).padStart(2, '0')}`;
@@ -37,24 +36,7 @@ export function createNotificationActivities({ orm, mailer }: { orm: MikroORM; m
 
     /** Idempotent by dedupeKey: a retried activity whose row exists sends nothing twice. */
     async sendNotification(input: NotificationInput): Promise<{ messageId: string | null; skipped: boolean }> {
-      const em = orm.em.fork();
-      const existing = await em.findOne(Notification, { dedupeKey: input.dedupeKey });
-      if (existing) return { messageId: existing.messageId ?? null, skipped: true };
-      const { messageId } = await mailer.send({ to: input.recipient, subject: input.subject, text: input.text });
-      // One INSERT, no transaction around it (a retry after a crash here mails again, as before).
-      await em.insert(Notification, {
-        id: randomUUID(),
-        createdAt: new Date(),
-        modifiedAt: null,
-        organizationId: input.organizationId,
-        kind: input.kind,
-        dedupeKey: input.dedupeKey,
-        recipient: input.recipient,
-        subject: input.subject,
-        messageId,
-        sentAt: new Date(),
-      });
-      return { messageId, skipped: false };
+      return mailOnce(orm, mailer, input);
     },
   };
 }

@@ -3,8 +3,12 @@
  * saves the payment method, creates the order (and the subscription for a recurring product), grants
  * the benefits that need no third party and marks the checkout succeeded (orders/fulfilment.ts
  * `fulfilCheckout`); GitHub and Discord benefits are then requested from their benefit-grant
- * workflows before the checkout is marked succeeded; then the subscription's lifecycle starts and the
- * receipt is mailed. Each step is an idempotent activity, so retries and replays never duplicate anything.
+ * workflows before the checkout is marked succeeded; then the subscription's lifecycle starts. The
+ * fulfilment step mails the receipt itself once its transaction has committed; the workflow mails it
+ * last, with a local activity of its own, only when the step's answer still carries it (SMTP failed or
+ * was slow, or the answer was recorded before the step mailed: such histories replay unchanged, the
+ * command follows the recorded answer). Each step is an idempotent activity, so retries and replays
+ * never duplicate anything.
  *
  * A saga: if the fulfilment transaction fails for good (its retries exhausted), nothing of it was
  * written; the compensation refunds the charge, releases the discount redemption and puts the checkout
@@ -74,7 +78,7 @@ async function untilDone(step: string, checkoutId: string, run: () => Promise<un
   }
 }
 
-/** Mails the receipt once (deduplicated by the workflow id); a mail that cannot be sent is logged, not fatal. */
+/** Mails the receipt the fulfilment step did not (deduplicated by the workflow id); a mail that cannot be sent is logged, not fatal. */
 async function sendReceipt(receipt: Receipt): Promise<void> {
   try {
     await notifications.sendNotification.executeWithOptions({ summary: `Mail the receipt to ${receipt.recipient} (SMTP)` }, [

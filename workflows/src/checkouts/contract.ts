@@ -14,8 +14,13 @@ export interface CheckoutConfirmResult {
   grantsPending: number;
 }
 
-/** The fulfilment's answer, with what the subscription's lifecycle run shows and is found by. */
-export type Fulfilled = FulfilResult & { subscriptionRun?: RunMetadata | null };
+/**
+ * The fulfilment's answer, with what the subscription's lifecycle run shows and is found by.
+ * `receiptMailed`: the step mailed the receipt itself after its commit (`receipt` is then null); an
+ * answer without it (recorded before the step mailed, or SMTP did not accept the mail in time) leaves
+ * the receipt to the workflow's mail activity.
+ */
+export type Fulfilled = FulfilResult & { subscriptionRun?: RunMetadata | null; receiptMailed?: boolean };
 
 export interface CheckoutConfirmActivities {
   /** Payment method, order, subscription, first-party grants, checkout succeeded: one transaction. */

@@ -157,6 +157,8 @@ export interface FulfilResult extends OrderStepResult {
   upgraded?: boolean;
   /** The checkout is `succeeded`. */
   succeeded: boolean;
+  /** This call created the order (no earlier attempt had committed it), so no receipt was mailed for it yet. */
+  created?: boolean;
   receipt: Receipt | null;
 }
 
@@ -275,6 +277,7 @@ export async function fulfilCheckout(
       externalRevokeBenefitIds: externalRevocations,
       upgraded: previousProductId !== null,
       succeeded,
+      created: true,
       receipt: receiptOf(order),
     };
   });
