@@ -28,6 +28,7 @@ import { routes as customerPortalOrderRoutes } from './customer-portal/orders.ts
 import { routes as customerPortalPaymentMethodRoutes } from './customer-portal/payment-methods.ts';
 import { routes as customerPortalDownloadableRoutes } from './customer-portal/downloadables.ts';
 import { routes as customerPortalSignInRoutes } from './customer-portal/sign-in.ts';
+import { routes as customerPortalMeterRoutes } from './customer-portal/meters.ts';
 import { routes as refundRoutes } from './refunds/routes.ts';
 import { routes as operationsRoutes } from './operations/routes.ts';
 import { routes as oauth2Routes } from './oauth2/routes.ts';
@@ -56,6 +57,7 @@ export const allRoutes: RouteSpec[] = [
   ...customerPortalPaymentMethodRoutes,
   ...customerPortalDownloadableRoutes,
   ...customerPortalSignInRoutes,
+  ...customerPortalMeterRoutes,
   ...orderRoutes,
   ...subscriptionRoutes,
   ...portalSubscriptionRoutes,
