@@ -69,3 +69,23 @@ export function countryName(code: string): string {
     return code;
   }
 }
+
+/** A quantity of units: up to 6 decimals, grouped ("1,902"), a true minus sign for negatives. */
+export function formatQuantity(n: number): string {
+  return new Intl.NumberFormat(locale(), { maximumFractionDigits: 6 }).format(n);
+}
+
+/**
+ * A unit price given in minor units as a decimal string ("0.5" usd → "$0.005"): every digit it has,
+ * at least the currency's own.
+ */
+export function formatUnitAmount(minorDecimal: string, currency: string): string {
+  const digits = currencyDigits(currency);
+  const fraction = minorDecimal.includes('.') ? minorDecimal.split('.')[1]!.replace(/0+$/, '').length : 0;
+  const major = Number(minorDecimal) / 10 ** digits;
+  try {
+    return currencyFormat(currency, { minimumFractionDigits: digits, maximumFractionDigits: Math.min(20, digits + fraction) }).format(major);
+  } catch {
+    return `${currency.toUpperCase()} ${major}`;
+  }
+}

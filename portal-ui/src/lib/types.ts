@@ -224,3 +224,28 @@ export interface PaymentMethod {
   default: boolean;
   card: { brand: string; last4: string; exp_month: number; exp_year: number; wallet: string | null };
 }
+
+/** One of the customer's meters this period (`/v1/customer-portal/customer-meters/`). */
+export interface CustomerMeter {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  customer_id: string;
+  meter_id: string;
+  consumed_units: number;
+  credited_units: number;
+  balance: number;
+  meter: { id: string; created_at: string; modified_at: string | null; name: string };
+  subscription_id: string;
+  product_price_id: string;
+  period_start: string;
+  period_end: string;
+  currency: string;
+  unit_amount: string;
+  cap_amount: number | null;
+  credits_used: string;
+  billable_units: string;
+  amount: number;
+  discount_amount: number;
+  tax_amount: number;
+}

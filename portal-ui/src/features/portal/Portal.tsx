@@ -1,6 +1,6 @@
 /**
  * The customer portal (/portal/:slug/*), loaded on demand: sign-in by emailed code, then overview,
- * orders, subscriptions, benefits, payment methods and profile. A checkout-scoped session (from a
+ * orders, subscriptions, usage, benefits, payment methods and profile. A checkout-scoped session (from a
  * checkout just paid) shows that purchase only and invites the buyer to sign in for everything else.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
@@ -11,6 +11,7 @@ import { getPortalSession, setPortalSession, takeTokenFromUrl, type StoredSessio
 import type { Organization, Product } from '../../lib/types.ts';
 import { PortalContext, type PortalContextValue } from './context.ts';
 import { SignIn } from './SignIn.tsx';
+import { UsagePage } from './UsagePage.tsx';
 import { BenefitsPage, OrderPage, OrdersPage, Overview, PaymentMethodsPage, ProfilePage, SubscriptionsPage } from './pages.tsx';
 
 export default function Portal() {
@@ -140,6 +141,7 @@ function OrganizationPortal({ slug }: { slug: string }) {
           </NavLink>
           <NavLink to={`/portal/${slug}/orders`}>Orders</NavLink>
           <NavLink to={`/portal/${slug}/subscriptions`}>Subscriptions</NavLink>
+          <NavLink to={`/portal/${slug}/usage`}>Usage</NavLink>
           <NavLink to={`/portal/${slug}/benefits`}>Benefits</NavLink>
           <NavLink to={`/portal/${slug}/payment-methods`}>Payment methods</NavLink>
           <NavLink to={`/portal/${slug}/profile`}>Profile</NavLink>
@@ -158,6 +160,7 @@ function OrganizationPortal({ slug }: { slug: string }) {
             <Route path="orders" element={<OrdersPage />} />
             <Route path="orders/:orderId" element={<OrderPage />} />
             <Route path="subscriptions" element={<SubscriptionsPage />} />
+            <Route path="usage" element={<UsagePage />} />
             <Route path="benefits" element={<BenefitsPage />} />
             <Route path="payment-methods" element={<PaymentMethodsPage />} />
             <Route path="profile" element={<ProfilePage />} />

@@ -16,6 +16,7 @@ import { portalConfig, type PortalConfig } from '../../lib/config.ts';
 const StripePayment = lazy(() => import('../checkout/StripePayment.tsx'));
 import { PriceLabel } from '../checkout/ProductSummary.tsx';
 import { isScopeError, usePortal, usePortalApi, useResource } from './context.ts';
+import { UsageSection } from './UsagePage.tsx';
 
 const STATUS_LABEL: Record<string, string> = {
   active: 'Active',
@@ -299,6 +300,7 @@ export function SubscriptionsPage() {
           ))}
         </ul>
       )}
+      <UsageSection hideWhenEmpty heading="Usage this period" />
     </>
   );
 }
