@@ -10,7 +10,7 @@ import { authorize, type AuthRequirement, type Principal } from './principals.ts
 import { RequestValidationError } from './errors.ts';
 import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
-import { RawJson } from './read-sql.ts';
+import { RawJson, sendRawJson } from './read-sql.ts';
 
 /**
  * What handlers receive as `ctx.deps`. Empty here (kit knows nothing of the modules); the composition
@@ -50,6 +50,12 @@ export interface RouteSpec<
   /** Success status; 204 sends no body. */
   status?: number;
   response?: z.ZodType;
+  /**
+   * The handler checks the body itself (`ctx.body` is undefined; the parsed JSON is `req.body`): it
+   * takes only bodies the checks below accept unchanged and calls `checkedBody(req, spec.body)` for
+   * any other, so the answers stay the same.
+   */
+  handlerChecksBody?: boolean;
   /** Error statuses the route answers besides 400/401/403/404/413/422/429 (for the OpenAPI document). */
   errors?: number[];
   handler: (ctx: HandlerContext<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>;
@@ -71,10 +77,10 @@ export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): v
     if (!registry.includes(spec)) registry.push(spec);
     router[spec.method](spec.path, async (req: Request, res: Response) => {
       if (spec.auth !== 'public') authorize(req.principal, spec.auth);
-      rejectUnstorableStrings(req);
+      rejectUnstorableStrings(req, spec.handlerChecksBody ? ['path', 'query'] : ['path', 'query', 'body']);
       const params = spec.params ? parseOrThrow('path', spec.params, req.params) : undefined;
       const query = spec.query ? parseOrThrow('query', spec.query, req.query) : undefined;
-      const body = spec.body ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
+      const body = spec.body && !spec.handlerChecksBody ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
       const result = await spec.handler({
         req,
         res,
@@ -88,7 +94,7 @@ export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): v
       if (res.headersSent) return;
       const status = spec.status ?? 200;
       if (status === 204) res.status(204).end();
-      else if (result instanceof RawJson) res.status(status).type('application/json').send(result.text);
+      else if (result instanceof RawJson) sendRawJson(req, res, status, result.text);
       else res.status(status).json(result);
     });
   }
@@ -98,13 +104,19 @@ export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): v
  * 422 for a string PostgreSQL cannot store (NUL, an unpaired surrogate) anywhere in the path, query or
  * body, keys included: one check for every route instead of a database error (500) later.
  */
-function rejectUnstorableStrings(req: Request): void {
-  for (const [where, value] of [['path', req.params], ['query', req.query], ['body', req.body]] as const) {
-    const loc = findUnstorableString(value);
+function rejectUnstorableStrings(req: Request, parts: ('path' | 'query' | 'body')[]): void {
+  for (const where of parts) {
+    const loc = findUnstorableString(where === 'path' ? req.params : where === 'query' ? req.query : req.body);
     if (loc) {
       throw new RequestValidationError([
         { type: 'string_unstorable', loc: [where, ...loc], msg: 'Text must not contain NUL characters or unpaired surrogates' },
       ]);
     }
   }
+}
+
+/** The body checks `mount` runs for a route (text PostgreSQL cannot store, then the schema), for a handler that checks the body itself. */
+export function checkedBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+  rejectUnstorableStrings(req, ['body']);
+  return parseOrThrow('body', schema, req.body ?? {}) as z.output<S>;
 }
