@@ -11,7 +11,8 @@ import { cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { insertEvents } from '../../api/src/modules/events/service.ts';
-import { amounts, envNow, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
+import { SUBSCRIPTION_UPDATES } from '../../workflows/src/ids.ts';
+import { amounts, countTypes, envNow, eventsOf, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
 import { credit, ingest, seedMetered, startBilling } from './helpers.ts';
 
 const HOUR = 3_600_000;
@@ -153,6 +154,51 @@ describe('metered renewals', () => {
     const charges = await lc.deps.orm.em.fork().find(SandboxCharge, { idempotencyKey: { $like: `order:${orders[0]!.id}:%` } });
     expect(charges.map((c) => [c.status, c.amount])).toEqual([['succeeded', 21]]);
     expect(lc.benefitCalls.filter((c) => c.scope.subscriptionId === s.subscriptionId).map((c) => c.action)).toEqual(['revoke']);
+  });
+
+  it('bills the unfinished period’s usage when a subscription is revoked, once, and nothing after', async () => {
+    const start = nextDate(await envNow(lc), 5, 10);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: 1500, unitAmount: '2', capAmount: null, tax: { country: 'FR', basisPoints: 2000 } });
+    const handle = await startWorkflow(lc, s.subscriptionId);
+    await ingest(lc, s, new Date(start.getTime() + HOUR), [4, 5]);
+    await skipTo(lc, new Date(start.getTime() + 3 * HOUR));
+    const answer = await handle.executeUpdate(SUBSCRIPTION_UPDATES.revoke, { args: [{ reason: 'other', comment: null }] });
+    expect(answer).toMatchObject({ subscriptionId: s.subscriptionId, status: 'canceled' });
+    expect(await handle.result()).toEqual({ outcome: 'ended' });
+
+    // Usage only (the fixed price was paid in advance): 9 × 2 = 18, +20 % tax = 3.6 → 4; charged once.
+    const orders = await until(async () => {
+      const o = await ordersOf(lc, s.subscriptionId);
+      return o.length === 1 && o[0]!.status === 'paid' ? o : null;
+    });
+    expect(amounts(orders[0]!)).toEqual({ subtotal: 18, discount: 0, net: 18, tax: 4, total: 22 });
+    expect(orders[0]!.lines!.map((l) => [l.productPriceId, l.amount])).toEqual([[s.meteredPriceId, 18]]);
+    expectLinesAddUp(orders[0]!);
+    const charges = await lc.deps.orm.em.fork().find(SandboxCharge, { idempotencyKey: { $like: `order:${orders[0]!.id}:%` } });
+    expect(charges.map((c) => [c.status, c.amount])).toEqual([['succeeded', 22]]);
+    const ended = await lc.deps.orm.em.fork().findOneOrFail(Subscription, { id: s.subscriptionId });
+    const billing = await lc.deps.orm.em.fork().find(MeteredBilling, { subscription: s.subscriptionId });
+    expect(billing.map((b) => [Number(b.usage), b.periodEnd.toISOString(), b.order?.id])).toEqual([[9, ended.endedAt!.toISOString(), orders[0]!.id]]);
+    expect(countTypes(await eventsOf(lc, s.orgId))).toMatchObject({ 'subscription.revoked': 1, 'order.created': 1, 'order.paid': 1 });
+
+    // An event of the revoked period that arrives afterwards has no cycle left to bill it.
+    await ingest(lc, s, new Date(start.getTime() + 2 * HOUR), [100]);
+    await skipTo(lc, cycleStart(start, 'month', 1));
+    expect(await ordersOf(lc, s.subscriptionId)).toHaveLength(1);
+  });
+
+  it('revokes a metered subscription without usage without an order', async () => {
+    const start = nextDate(await envNow(lc), 7, 12);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: 1500, unitAmount: '2', capAmount: null });
+    const handle = await startWorkflow(lc, s.subscriptionId);
+    await skipTo(lc, new Date(start.getTime() + HOUR));
+    await handle.executeUpdate(SUBSCRIPTION_UPDATES.revoke, { args: [{ reason: null, comment: null }] });
+    expect(await handle.result()).toEqual({ outcome: 'ended' });
+    expect(await ordersOf(lc, s.subscriptionId)).toHaveLength(0);
+    const billing = await lc.deps.orm.em.fork().find(MeteredBilling, { subscription: s.subscriptionId });
+    expect(billing.map((b) => [Number(b.usage), b.order])).toEqual([[0, null]]);
   });
 
   it('bills events sent with the customer’s external id as theirs, and not another customer’s', async () => {

@@ -70,7 +70,7 @@ export function createSubscriptionActivities(deps: Pick<Deps, 'orm' | 'cfg' | 'p
       return rules(() => inTx((tx) => applyUncancel(tx, subscriptionId)));
     },
     async revokeSubscription(subscriptionId: string, input: CancelInput, atIso: string) {
-      return rules(() => inTx((tx) => applyRevoke(tx, subscriptionId, input, new Date(atIso))));
+      return rules(() => inTx((tx) => applyRevoke(tx, subscriptionId, input, new Date(atIso), usage)));
     },
     async changeSubscriptionProduct(subscriptionId: string, input: ProductChangeInput, atIso: string) {
       return rules(() => inTx((tx) => applyProductChange(tx, subscriptionId, input, new Date(atIso))));

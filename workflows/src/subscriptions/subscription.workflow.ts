@@ -185,6 +185,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         ended = true;
         state!.ended = true;
         showStatus(r.status);
+        // The unfinished period's metered usage: one charge, no dunning (a decline leaves the order pending).
+        if (r.finalOrderId) await acts.chargeSubscriptionOrder.executeWithOptions({ summary: 'Charge the final usage to the saved card (payment processor)' }, [r.finalOrderId, 0]);
         await benefits.requestBenefitAction('revoke', r.scope);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),

@@ -11,7 +11,8 @@ import type { Order } from '../orders/entities.ts';
 import { prorate, prorationFactor, taxOn } from '../pricing/index.ts';
 import type { WebhookEventType } from '../webhooks/outbox.ts';
 import type { Subscription, SubscriptionStatus } from './entities.ts';
-import { AlreadyCanceledSubscription, checkProductChange, subscriptionSettings, type CancellationReason, type ProrationBehavior } from './rules.ts';
+import { DEFAULT_USAGE_SETTINGS, finalUsageOrder, type UsageSettings } from './renewal.ts';
+import { AlreadyCanceledSubscription, checkProductChange, isBillable, subscriptionSettings, type CancellationReason, type ProrationBehavior } from './rules.ts';
 import {
   discountAppliesToProduct,
   emitOrder,
@@ -29,7 +30,14 @@ export interface CancelInput {
   comment?: string | null;
 }
 
-export type ChangeResult = { subscriptionId: string; status: SubscriptionStatus; scope: BenefitScopeOut; previousProductId?: string };
+export type ChangeResult = {
+  subscriptionId: string;
+  status: SubscriptionStatus;
+  scope: BenefitScopeOut;
+  previousProductId?: string;
+  /** Revoke: the usage-only order of the unfinished period, to charge once after the commit. */
+  finalOrderId?: string;
+};
 
 function setReason(s: Subscription, input: CancelInput) {
   if (input.reason !== undefined) s.customerCancellationReason = input.reason ?? null;
@@ -60,10 +68,15 @@ export async function applyUncancel(tx: EntityManager, id: string): Promise<Chan
   return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
 }
 
-/** Revoke now: canceled, ended (subscription.updated, subscription.canceled, subscription.revoked). */
-export async function applyRevoke(tx: EntityManager, id: string, input: CancelInput, at: Date): Promise<ChangeResult> {
+/**
+ * Revoke now: canceled, ended (subscription.updated, subscription.canceled, subscription.revoked). The
+ * metered usage of the unfinished period up to `at` is billed by a usage-only order (`finalOrderId`,
+ * order.created after the subscription's events), as when a subscription set to cancel ends.
+ */
+export async function applyRevoke(tx: EntityManager, id: string, input: CancelInput, at: Date, usage: UsageSettings = DEFAULT_USAGE_SETTINGS): Promise<ChangeResult> {
   const s = await lockSubscription(tx, id);
   if (!s) throw AlreadyCanceledSubscription('This subscription is already revoked.');
+  const finalOrder = s.currentPeriodEnd && isBillable(s) ? await finalUsageOrder(tx, s, at, usage) : null;
   const wasCanceling = s.cancelAtPeriodEnd;
   s.status = 'canceled';
   s.cancelAtPeriodEnd = false;
@@ -75,7 +88,9 @@ export async function applyRevoke(tx: EntityManager, id: string, input: CancelIn
     ? ['subscription.updated', 'subscription.revoked']
     : ['subscription.updated', 'subscription.canceled', 'subscription.revoked'];
   await emitSubscription(tx, s, types, true);
-  return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
+  if (!finalOrder) return { subscriptionId: s.id, status: s.status, scope: scopeOf(s) };
+  await emitOrder(tx, finalOrder, ['order.created']);
+  return { subscriptionId: s.id, status: s.status, scope: scopeOf(s), finalOrderId: finalOrder.id };
 }
 
 export interface ProductChangeInput {

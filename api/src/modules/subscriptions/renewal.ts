@@ -187,6 +187,36 @@ export async function renewSubscription(tx: EntityManager, id: string, expectedP
   return (await renewPeriod(tx, id, expectedPeriodEnd, usage)).result;
 }
 
+/**
+ * The usage-only order of a subscription ending at `end` before its period is over or as it ends:
+ * the metered usage of `[current period start, end)` not billed yet (no next period, no carried
+ * proration), recorded in `metered_billings` either way; null when there is nothing to charge. The
+ * caller ends the subscription, emits `order.created` after its events, and charges the order once
+ * (no dunning) after the transaction commits.
+ */
+export async function finalUsageOrder(tx: EntityManager, s: Subscription, end: Date, usage: UsageSettings): Promise<Order | null> {
+  if (!meteredPrices(s).length) return null;
+  const q = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough: { settleMs: usage.settleMs }, final: true });
+  const order =
+    q.amounts.total > 0
+      ? subscriptionOrder(tx, s, {
+          product: s.product,
+          productPrice: s.price,
+          discount: q.amounts.discount > 0 ? s.discount : null,
+          status: 'pending',
+          billingReason: 'subscription_cycle',
+          subtotalAmount: q.amounts.subtotal,
+          discountAmount: q.amounts.discount,
+          netAmount: q.amounts.net,
+          taxAmount: q.amounts.tax,
+          totalAmount: q.amounts.total,
+          lines: q.lines,
+        })
+      : null;
+  recordUsage(tx, s, q.usage, order?.id ?? null);
+  return order;
+}
+
 /** renewSubscription, also answering the cycle order to charge (loaded in `tx` with its subscription, customer and product graph). */
 export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodEnd: string, usage: UsageSettings): Promise<{ result: RenewResult; order: Order | null }> {
   const stale = { result: { outcome: 'stale' as const }, order: null };
@@ -219,26 +249,7 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
   const end = s.currentPeriodEnd;
   if (s.cancelAtPeriodEnd) {
     // The last period's metered usage is billed as it ends (a usage-only order, charged once, no dunning).
-    let finalOrder: Order | null = null;
-    if (meteredPrices(s).length) {
-      const q = await quoteCycle(tx, s, { periodStart: s.currentPeriodStart, periodEnd: end, billedThrough: { settleMs: usage.settleMs }, final: true });
-      if (q.amounts.total > 0) {
-        finalOrder = subscriptionOrder(tx, s, {
-          product: s.product,
-          productPrice: s.price,
-          discount: q.amounts.discount > 0 ? s.discount : null,
-          status: 'pending',
-          billingReason: 'subscription_cycle',
-          subtotalAmount: q.amounts.subtotal,
-          discountAmount: q.amounts.discount,
-          netAmount: q.amounts.net,
-          taxAmount: q.amounts.tax,
-          totalAmount: q.amounts.total,
-          lines: q.lines,
-        });
-      }
-      recordUsage(tx, s, q.usage, finalOrder?.id ?? null);
-    }
+    const finalOrder = await finalUsageOrder(tx, s, end, usage);
     s.status = 'canceled';
     s.endedAt = end;
     s.endsAt = end;
