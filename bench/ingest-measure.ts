@@ -46,6 +46,9 @@ export const sumCpuMs = (pids: number[]) => pids.reduce((s, p) => s + cpuMs(p), 
 export class CountingProxy {
   statements = 0;
   transactions = 0;
+  /** Sees every chunk each way, per proxied connection (bench/ingest-timeline.ts). */
+  tap?: (connection: number) => (side: 'client' | 'server', chunk: Buffer) => void;
+  private connections = 0;
   private server?: net.Server;
 
   constructor(
@@ -56,12 +59,17 @@ export class CountingProxy {
   async listen(): Promise<number> {
     this.server = net.createServer((client) => {
       const upstream = net.connect(this.port, this.host);
+      const tap = this.tap?.(this.connections++);
+      // As pg's own sockets: without this, Nagle holds a COPY's last short segment until the previous one is acknowledged.
+      client.setNoDelay(true);
+      upstream.setNoDelay(true);
       client.pause();
       upstream.once('connect', () => client.resume());
       let buf: Buffer = Buffer.alloc(0);
       let started = false;
       client.on('data', (chunk: Buffer) => {
         upstream.write(chunk);
+        tap?.('client', chunk);
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
         for (;;) {
           if (!started) {
@@ -88,7 +96,10 @@ export class CountingProxy {
           buf = buf.subarray(len + 1);
         }
       });
-      upstream.on('data', (chunk) => client.write(chunk));
+      upstream.on('data', (chunk: Buffer) => {
+        client.write(chunk);
+        tap?.('server', chunk);
+      });
       const close = () => {
         client.destroy();
         upstream.destroy();

@@ -3,7 +3,9 @@
  * over a large table. Prints the machine, the figures and the in-run reference; asserts nothing.
  *
  *   npm run bench:ingest -- [--events 10000000] [--sample 200000] [--batch 1000] [--customers 100]
- *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>]
+ *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>] [--only ingest]
+ *
+ * `--only ingest` runs phase 1 alone (under a minute at the default sample on a quiet machine).
  *
  * Needs PostgreSQL and Temporal (`npm start`). It never touches the development database: it creates
  * `<database>_bench_ingest_<pid>`, starts its own API process on it (the committed code, migrations
@@ -15,7 +17,8 @@
  *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
  *    from an empty table. Request bodies and COPY text are built before the clock starts. Besides
  *    throughput (load-sensitive; the load average is printed next to it): CPU ms of the API process
- *    and of its PostgreSQL backends per request, SQL statements and transactions per request.
+ *    and of its PostgreSQL backends per request, SQL statements and transactions per request, and at
+ *    one in flight where a request's wall time goes (bench/ingest-timeline.ts, from the proxy).
  * 2. Bulk to `--events`: the remaining rows (same generator, in SQL: INSERT … SELECT generate_series,
  *    much faster than sending them), then the meter's rollups rebuilt from all raw events by a
  *    filter change (PATCH; the rebuild uses the per-event rollup SELECT the ingest statement uses).
@@ -41,6 +44,7 @@ import { Meter } from '../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
 import { arg } from './common.ts';
 import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
+import { IngestTimeline } from './ingest-timeline.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const startedAt = Date.now();
@@ -60,6 +64,9 @@ const CUSTOMERS = arg('customers', 100);
 const ORDERS = bigArg('orders', 1_000_000);
 const RUNS = arg('runs', 200);
 const KEEP = process.argv.includes('--keep');
+/** `--only ingest`: phase 1 alone (a minute or two), no bulk fill, quantities or metrics. */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (ONLY !== undefined && ONLY !== 'ingest') throw new Error(`--only: only 'ingest' is known, not ${ONLY}`);
 /** `--profile-api <dir>`: the API process writes a V8 CPU profile there when it exits. */
 const PROFILE_DIR = process.argv.includes('--profile-api') ? process.argv[process.argv.indexOf('--profile-api') + 1] : undefined;
 
@@ -183,6 +190,8 @@ const dbUrl = benchDbUrl.toString();
 
 const db = new pg.Client({ connectionString: dbUrl });
 const proxy = new CountingProxy(benchDbUrl.hostname, Number(benchDbUrl.port || 5432));
+const timeline = new IngestTimeline();
+proxy.tap = (connection) => timeline.tapFor(connection);
 let api: ChildProcess | undefined;
 
 async function main() {
@@ -321,6 +330,8 @@ async function main() {
 
   const ingest = async (concurrency: number) => {
     await empty();
+    timeline.reset();
+    timeline.enabled = concurrency === 1;
     const latencies: number[] = [];
     let next = 0;
     let inserted = 0;
@@ -331,16 +342,20 @@ async function main() {
             const t = performance.now();
             const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, raw: bodies[b]! });
             latencies.push(performance.now() - t);
+            timeline.request(t, performance.now());
             inserted += body.inserted;
           }
         }),
       );
     });
     latencies.sort((a, b) => a - b);
+    timeline.enabled = false;
+    const breakdown = timeline.summary();
     const rate = inserted / m.seconds;
     return {
       rate,
       m,
+      breakdown,
       line:
         `${fmt(inserted)} events in ${m.seconds.toFixed(1)} s = ${fmt(rate)} events/s = ${(rate / copyRate).toFixed(2)} × COPY` +
         ` (request p50 ${ms(quantile(latencies, 0.5))}, p95 ${ms(quantile(latencies, 0.95))}; load average ${os.loadavg()[0]!.toFixed(2)})`,
@@ -353,12 +368,17 @@ async function main() {
   console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
   console.log(`  API, 1 request in flight     ${one.line}`);
   console.log(`                               ${one.m.text}`);
+  console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
   console.log(`  API, 4 requests in flight    ${four.line}`);
   console.log(`                               ${four.m.text}`);
   const cpuRatio = (x: typeof one) => copyPgCpu / (x.m.apiCpu + x.m.pgCpu);
   console.log(
     `  CPU-based ratio (COPY's PostgreSQL CPU per ${BATCH} rows / API + PostgreSQL CPU per request): 1 in flight ${cpuRatio(one).toFixed(2)}, 4 in flight ${cpuRatio(four).toFixed(2)}\n`,
   );
+  if (ONLY === 'ingest') {
+    console.log(`whole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
+    return;
+  }
 
   // 2. Bulk: the rest of the rows in SQL, then the rollups rebuilt from all raw events.
   const bulkStarted = performance.now();
