@@ -2,7 +2,9 @@
  * The in-run references, started as their own process the same way as the API (Node 24 through tsx,
  * NODE_ENV=production): `/bare`, a bare Express handler answering a small JSON document, and
  * `/bare-pg`, the same handler after one named prepared statement (`select 1`) on a `pg` pool of the
- * API's size (DATABASE_URL, DATABASE_POOL_MAX): the ceiling of any read that goes to PostgreSQL once.
+ * API's size (DATABASE_URL, DATABASE_POOL_MAX): the ceiling of any read that goes to PostgreSQL once;
+ * and `/bare-bytes/:n`, the bare handler answering a JSON document of exactly `n` bytes from memory: the
+ * ceiling of a read whose body is that large (its bytes cross the loopback to the load generator).
  */
 import express from 'express';
 import pg from 'pg';
@@ -12,6 +14,13 @@ app.disable('x-powered-by');
 const doc = { items: [{ id: '00000000-0000-4000-8000-000000000000', name: 'bare' }], pagination: { total_count: 1, max_page: 1 } };
 app.get('/bare', (_req, res) => {
   res.json(doc);
+});
+const bodies = new Map<number, string>();
+app.get('/bare-bytes/:n', (req, res) => {
+  const n = Math.max(22, Math.min(Number(req.params.n) || 0, 4_000_000));
+  let body = bodies.get(n);
+  if (body === undefined) bodies.set(n, (body = `{"items":[{"pad":"${'x'.repeat(n - 22)}"}]}`));
+  res.type('application/json').send(body);
 });
 const pool = process.env.DATABASE_URL
   ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) })

@@ -391,7 +391,14 @@ async function throughput(base: string, bareUrl: string, token: string, list: Ta
       const r = await cannon(`${base}${t.path}`, c, token);
       row(t.name, c, r, bare.rps, barePg.rps);
       // Requests still in flight when autocannon stopped must not count against the next row.
-      await api(base, token, 'GET', t.path);
+      const last = await fetch(`${base}${t.path}`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' } });
+      const bytes = (await last.arrayBuffer()).byteLength;
+      if (bytes > 10_000) {
+        // The same handler as `bare` with a body of this read's size: what its bytes alone allow.
+        const same = await cannon(`${bareUrl}/bare-bytes/${bytes}`, c, null);
+        row(`  bare, ${Math.round(bytes / 1000)} KB body`, c, same, bare.rps, barePg.rps);
+        console.log(`${''.padEnd(28)}       ${(r.rps / same.rps).toFixed(2).padStart(8)} × bare with the same body size`);
+      }
     }
   }
 }
