@@ -21,7 +21,9 @@
  * products, billing type (the product's: recurring or one_time) and customers.
  */
 import type { EntityManager } from '../../kit/db.ts';
+import { isoSql } from '../../kit/read-sql.ts';
 import { SqlParams, runSql } from '../events/sql.ts';
+import { preparedRows } from '../meters/prepared.ts';
 import type { MetricsInterval } from './limits.ts';
 
 export const METRIC_DEFINITIONS = {
@@ -107,12 +109,16 @@ const ACTIVE_AND_FIGURES = `active as (
  * hour; otherwise from the rows.
  */
 export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[]> {
-  const billing = new Set(q.billingTypes ?? []);
-  if ((q.customerIds?.length ?? 0) <= 1 && (q.productIds?.length ?? 0) <= 1 && billing.size !== 1) {
+  if (bucketsAnswer(q)) {
     const fromBuckets = await computeMetricsFromBuckets(em, q);
     if (fromBuckets) return fromBuckets;
   }
   return computeMetricsFromRows(em, q);
+}
+
+/** Whether the aggregates can answer the query's filters: at most one customer and one product, no billing type. */
+export function bucketsAnswer(q: MetricsQuery): boolean {
+  return (q.customerIds?.length ?? 0) <= 1 && (q.productIds?.length ?? 0) <= 1 && new Set(q.billingTypes ?? []).size !== 1;
 }
 
 /**
@@ -156,6 +162,29 @@ const BUCKET_CLASS: Record<MetricsInterval, number> = { hour: 0, day: 0, week: 1
 export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQuery): Promise<MetricsPeriod[] | null> {
   if ((q.customerIds?.length ?? 0) > 1) return null;
   const params = new SqlParams();
+  const rows = await preparedRows<Record<string, unknown>>(em, bucketsSql(q, params), params.values);
+  if (rows.some((row) => row.aligned !== true)) return null;
+  return rows.map(toPeriod);
+}
+
+/**
+ * The periods of `computeMetricsFromBuckets` as the JSON text of the response's `periods` array,
+ * built by PostgreSQL in the same statement, or null where that answers null (the caller reads the
+ * rows). Same numbers: every figure is an integer.
+ */
+export async function metricsPeriodsJsonFromBuckets(em: EntityManager, q: MetricsQuery): Promise<string | null> {
+  if ((q.customerIds?.length ?? 0) > 1) return null;
+  const params = new SqlParams();
+  const figures = METRIC_SLUGS.map((slug) => `'${slug}', x.${slug}::bigint`).join(', ');
+  const sql = `select coalesce(bool_and(x.aligned), false) as aligned,
+      json_agg(json_build_object('timestamp', ${isoSql('x.ts')}, ${figures}) order by x.ts)::text as body
+    from (${bucketsSql(q, params)}) x`;
+  const rows = await preparedRows<{ aligned: boolean; body: string | null }>(em, sql, params.values);
+  return rows[0]?.aligned && rows[0].body !== null ? rows[0].body : null;
+}
+
+/** The statement of `computeMetricsFromBuckets` (its text varies with the interval and which filters are given, never with values). */
+function bucketsSql(q: MetricsQuery, params: SqlParams): string {
   const periods = periodsSql(q, params);
   const orgs = params.add(q.organizationIds, 'uuid[]');
   const product = q.productIds?.length ? params.add(q.productIds[0], 'uuid') : null;
@@ -165,7 +194,7 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
   const orderBuckets = customer ? 'metrics_customer_order_buckets' : 'metrics_order_buckets';
   const subscriptionBuckets = customer ? 'metrics_customer_subscription_buckets' : 'metrics_subscription_buckets';
   const renewGap = product ? 'renew_gap_product' : 'renew_gap_org';
-  const sql = `
+  return `
     with periods as (${periods}),
     numbered as (
       select ts, p_start, p_end, row_number() over (order by ts) as k,
@@ -258,9 +287,6 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
            (select aligned from bounds) as aligned
     from figures f
     order by f.ts`;
-  const { rows } = await runSql<Record<string, unknown>>(em, sql, params.values);
-  if (rows.some((row) => row.aligned !== true)) return null;
-  return rows.map(toPeriod);
 }
 
 function toPeriod(row: Record<string, unknown>): MetricsPeriod {
