@@ -16,7 +16,7 @@ import { Customer } from '../customers/entities.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import type { CheckoutLink } from '../checkout-links/entities.ts';
 import { Checkout } from './entities.ts';
-import { PRODUCT_RULES_POPULATE } from './product-reads.ts';
+import { loadRuleProducts } from './product-reads.ts';
 import { trialColumns, trialFromInput } from '../trials/index.ts';
 import { CHECKOUT_POPULATE, effectiveStatus, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
 import { appliesTo, defaultPrice, discountByCode, discountById, notRedeemable, recompute, validateDiscount } from './amounts.ts';
@@ -91,12 +91,7 @@ interface Selection {
   price: ProductPrice;
 }
 
-async function loadProducts(em: EntityManager, ids: string[], orgIds: string[]): Promise<Map<string, Product>> {
-  const found = ids.length
-    ? await em.find(Product, { id: { $in: ids }, organization: { $in: orgIds } }, { populate: PRODUCT_RULES_POPULATE })
-    : [];
-  return new Map(found.map((p) => [p.id, p]));
-}
+const loadProducts = loadRuleProducts;
 
 /** Resolves `product_price_id` | `product_id` | `products` to products of one organization and the selected price. */
 async function resolveSelection(em: EntityManager, orgIds: string[], input: CheckoutCreate): Promise<Selection> {
