@@ -57,7 +57,7 @@ export async function inOwnTransaction<T>(em: EntityManager, work: (tx: EntityMa
 }
 
 /** The numeric value of the aggregation property (NULL when missing or not a number), on alias `e.`. */
-function valueSql(aggregation: Aggregation, params: SqlParams): string {
+export function valueSql(aggregation: Aggregation, params: SqlParams): string {
   if (aggregation.func === 'count') return 'null::numeric';
   const key = params.add(aggregation.property, 'text');
   return `case when jsonb_typeof(e."metadata" -> ${key}) = 'number' then (e."metadata" ->> ${key})::numeric end`;
@@ -278,7 +278,7 @@ export function bucketedQuantitiesSql(interval: string, start: string, end: stri
 }
 
 /** The final aggregate over partial aggregates (n, vn, vsum, vmin, vmax) of one bucket. */
-function combineSql(aggregation: Aggregation): string {
+export function combineSql(aggregation: Aggregation): string {
   switch (aggregation.func) {
     case 'count':
       return 'sum(p.n)';

@@ -20,7 +20,8 @@ import {
   serializeMeter,
   TIME_INTERVALS,
 } from './schemas.ts';
-import { listMeterIds, meterCondition, meterQuantities, saveMeterChange, saveNewMeter } from './service.ts';
+import { checkRange, listMeterIds, meterCondition, meterQuantities, saveMeterChange, saveNewMeter } from './service.ts';
+import { cachedQuantitiesJson, rememberMeter } from './quantities-read.ts';
 import { meterWithRollupState } from './rollups.ts';
 
 const idParams = z.object({ id: z.uuid() });
@@ -151,21 +152,28 @@ export const routes = [
     }),
     response: meterQuantitiesSchema,
     async handler({ params, query, principal, em }) {
+      const orgIds = await visibleOrganizationIds(em, principal);
+      const q = {
+        start: query.start_timestamp,
+        end: query.end_timestamp,
+        interval: query.interval,
+        customerIds: query.customer_id,
+        externalCustomerIds: query.external_customer_id,
+      };
+      checkRange(q);
+      // One prepared statement answering the JSON when this process knows the meter's definition.
+      const body = await cachedQuantitiesJson(em, params.id, orgIds, q);
+      if (body) return body;
       // The meter, its definition and its rollups' state in one plain statement (no ORM entity).
-      const meter = await meterWithRollupState(em, params.id, await visibleOrganizationIds(em, principal));
+      const meter = await meterWithRollupState(em, params.id, orgIds);
       if (!meter) throw ResourceNotFound('Meter not found');
       const quantities = await meterQuantities(
         em,
         { id: meter.id, organization: { id: meter.organizationId }, filter: meter.filter, aggregation: meter.aggregation },
-        {
-          start: query.start_timestamp,
-          end: query.end_timestamp,
-          interval: query.interval,
-          customerIds: query.customer_id,
-          externalCustomerIds: query.external_customer_id,
-        },
+        q,
         meter,
       );
+      rememberMeter(meter.id, meter);
       return { quantities };
     },
   }),

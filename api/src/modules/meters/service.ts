@@ -94,7 +94,7 @@ export interface QuantitiesQuery {
   externalCustomerIds?: string[];
 }
 
-function checkRange(q: QuantitiesQuery): void {
+export function checkRange(q: QuantitiesQuery): void {
   if (q.end < q.start) throw fieldError(['query', 'end_timestamp'], 'end_timestamp must not be before start_timestamp');
   if (exceedsIntervalLimit(q.interval, q.start, q.end)) {
     throw fieldError(

@@ -1,0 +1,135 @@
+/**
+ * GET /v1/meters/{id}/quantities in one prepared statement whose answer is the response's JSON text.
+ *
+ * The statement text depends only on the meter's definition (its compiled filter and aggregation),
+ * on whether customers are filtered and on which partial hours the range has; every value is a
+ * parameter. So it is prepared once per connection (`kit/read-sql.ts`), not planned per request.
+ * What it needs of the meter comes from a per-process cache of meter definitions, and the statement
+ * checks, in its own snapshot, that the meter is one of the caller's organizations', that its filter
+ * and aggregation are still the cached ones and that its rollups follow them; when not (first read,
+ * meter changed, rollups to rebuild, another organization's meter) it answers nothing and the caller
+ * takes the general path (`meterQuantities`), which refreshes the cache.
+ *
+ * The unmerged tail is read against the meter's `rolled_snapshot` as the statement sees it (the
+ * rollups and the snapshot move together in a merge's transaction, and one statement reads both in
+ * one snapshot), so no retry is needed: events whose transaction id is at or above the snapshot's
+ * xmin and not visible in it (`xid >= xmin` is a BRIN range; between xmin and xmax, usually none, the
+ * visibility test filters). Customers are resolved inside the statement too (the same rules as
+ * `eventConditions`: ids of the organization's customers, deleted ones included, and their external
+ * ids; external ids and the live customers carrying them).
+ */
+import type { EntityManager } from '../../kit/db.ts';
+import { isoSql, RawJson } from '../../kit/read-sql.ts';
+import { SqlParams } from '../events/sql.ts';
+import { preparedRows } from './prepared.ts';
+import type { Aggregation, Filter } from './entities.ts';
+import { compileFilter } from './filter.ts';
+import { bucketedQuantitiesSql, combineSql, valueSql } from './rollups.ts';
+import type { QuantitiesQuery } from './service.ts';
+
+const HOUR = 3_600_000;
+
+interface CachedMeter {
+  organizationId: string;
+  filter: Filter;
+  aggregation: Aggregation;
+}
+
+/** Meter id → the definition last read; checked by every statement, so a stale entry costs one fallback. */
+const definitions = new Map<string, CachedMeter>();
+const MAX_CACHED = 1000;
+
+/** Remembers what the general path read of a meter (its rollups current), for the next reads. */
+export function rememberMeter(id: string, meter: CachedMeter): void {
+  if (definitions.size >= MAX_CACHED && !definitions.has(id)) definitions.delete(definitions.keys().next().value!);
+  definitions.set(id, { organizationId: meter.organizationId, filter: meter.filter, aggregation: meter.aggregation });
+}
+
+/**
+ * The response body `{"quantities": [...]}` for a meter whose definition is cached and whose rollups
+ * follow it, or null (not cached, changed, not current, not visible to `organizationIds`): the caller
+ * then takes the general path. `q` has passed `checkRange`.
+ */
+export async function cachedQuantitiesJson(
+  em: EntityManager,
+  meterId: string,
+  organizationIds: string[],
+  q: QuantitiesQuery,
+): Promise<RawJson | null> {
+  const meter = definitions.get(meterId);
+  if (!meter || !organizationIds.includes(meter.organizationId)) return null;
+  const params = new SqlParams();
+  const id = params.add(meterId, 'uuid');
+  const org = params.add(meter.organizationId, 'uuid');
+  const def = `m."filter" = ${params.add(JSON.stringify(meter.filter), 'jsonb')} and m."aggregation" = ${params.add(JSON.stringify(meter.aggregation), 'jsonb')}`;
+  const interval = params.add(q.interval, 'text');
+  const start = params.add(q.start.toISOString(), 'timestamptz');
+  const end = params.add(q.end.toISOString(), 'timestamptz');
+  const fullStart = new Date(Math.ceil(q.start.getTime() / HOUR) * HOUR);
+  const fullEnd = new Date(Math.floor(q.end.getTime() / HOUR) * HOUR);
+
+  // Customers (alias-relative: `e.` is an event row or a rollup row, both have the two columns).
+  const customerArms: string[] = [];
+  if (q.customerIds) {
+    const ids = params.add(q.customerIds, 'uuid[]');
+    customerArms.push(
+      `(e."customer_id" = any(array(select c."id" from "customers" c where c."id" = any(${ids}) and c."organization_id" = ${org}))
+        or e."external_customer_id" = any(array(select c."external_id" from "customers" c
+             where c."id" = any(${ids}) and c."organization_id" = ${org} and c."external_id" is not null)))`,
+    );
+  }
+  if (q.externalCustomerIds) {
+    const ext = params.add(q.externalCustomerIds, 'text[]');
+    customerArms.push(
+      `(e."external_customer_id" = any(${ext})
+        or e."customer_id" = any(array(select c."id" from "customers" c
+             where c."external_id" = any(${ext}) and c."organization_id" = ${org} and c."deleted_at" is null)))`,
+    );
+  }
+  const customer = customerArms.length ? customerArms.join(' and ') : 'true';
+  const filter = compileFilter(meter.filter, params, 'e.');
+  const value = valueSql(meter.aggregation, params);
+  const raw = (range: string) =>
+    `select date_trunc(${interval}, e."timestamp" at time zone 'UTC') as ts, 1::bigint as n, (x.v is not null)::int::bigint as vn,
+       coalesce(x.v, 0) as vsum, x.v as vmin, x.v as vmax
+     from "events" e cross join lateral (select ${value} as v) x
+     where (select ok from m) and e."organization_id" = ${org} and ${range} and ${customer} and ${filter}`;
+  const parts: string[] = [];
+  if (fullStart < fullEnd) {
+    const hs = params.add(fullStart.toISOString(), 'timestamptz');
+    const he = params.add(fullEnd.toISOString(), 'timestamptz');
+    parts.push(
+      customerArms.length
+        ? `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
+           from "meter_rollups" e
+           where (select ok from m) and e."meter_id" = ${id} and e."hour" >= ${hs} and e."hour" < ${he} and ${customer}`
+        : `select date_trunc(${interval}, r."hour" at time zone 'UTC') as ts, r."n", r."vn", r."vsum", r."vmin", r."vmax"
+           from "meter_rollup_totals" r where (select ok from m) and r."meter_id" = ${id} and r."hour" >= ${hs} and r."hour" < ${he}`,
+    );
+    parts.push(
+      raw(`e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
+           and e."timestamp" >= ${hs} and e."timestamp" < ${he}`),
+    );
+    if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
+    parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
+  } else {
+    parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));
+  }
+  const totals = `select p.ts, ${combineSql(meter.aggregation)} as quantity from (${parts.join(' union all ')}) p group by 1`;
+  const sql = `with m as materialized (
+      select coalesce(${def} and m."rollup" = jsonb_build_object('filter', m."filter", 'aggregation', m."aggregation")
+                      and m."rolled_snapshot" is not null, false) as ok,
+             m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin
+      from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
+    ), q as (${bucketedQuantitiesSql(interval, start, end, totals)})
+    select coalesce((select ok from m), false) as ok,
+      (select json_build_object('quantities', json_agg(json_build_object('timestamp', ${isoSql('q."timestamp"')}, 'quantity', q.quantity)
+        order by q."timestamp"))::text from q where (select ok from m)) as body`;
+  const rows = await preparedRows<{ ok: boolean; body: string | null }>(em, sql, params.values);
+  const row = rows[0];
+  if (!row?.ok || row.body === null) {
+    definitions.delete(meterId);
+    return null;
+  }
+  return new RawJson(row.body);
+}
