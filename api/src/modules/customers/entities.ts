@@ -46,6 +46,12 @@ export const Customer = defineEntity({
       expression:
         'create unique index "customers_organization_external_id_live_unique" on "customers" ("organization_id", "external_id") where "deleted_at" is null and "external_id" is not null',
     },
+    {
+      // The seller's list of live customers in its default order (newest first, then id).
+      name: 'customers_organization_live_created_at_id_index',
+      expression:
+        'create index "customers_organization_live_created_at_id_index" on "customers" ("organization_id", "created_at" desc, "id") where "deleted_at" is null',
+    },
   ],
 });
 export type Customer = InferEntity<typeof Customer>;

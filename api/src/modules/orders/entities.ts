@@ -68,5 +68,12 @@ export const Order = defineEntity({
      */
     lines: p.json<OrderLine[]>().nullable(),
   },
+  indexes: [
+    {
+      // The seller's list in its default order (newest first, then id): a page is read in index order.
+      name: 'orders_organization_created_at_id_index',
+      expression: 'create index "orders_organization_created_at_id_index" on "orders" ("organization_id", "created_at" desc, "id")',
+    },
+  ],
 });
 export type Order = InferEntity<typeof Order>;

@@ -55,5 +55,13 @@ export const Subscription = defineEntity({
     trialEnd: p.datetime().nullable(),
     metadata: p.json<Metadata>(),
   },
+  indexes: [
+    {
+      // The seller's list in its default order (newest first, then id): a page is read in index order.
+      name: 'subscriptions_organization_created_at_id_index',
+      expression:
+        'create index "subscriptions_organization_created_at_id_index" on "subscriptions" ("organization_id", "created_at" desc, "id")',
+    },
+  ],
 });
 export type Subscription = InferEntity<typeof Subscription>;
