@@ -179,6 +179,7 @@ async function setUp(base: string) {
  */
 function fulfilmentWatcher(databaseUrl: string, benefitId: string) {
   const db = new pg.Client({ connectionString: databaseUrl, application_name: 'bench-watcher' });
+  db.on('error', (err) => console.error(`fulfilment watcher connection lost: ${err.message}`));
   const waiting = new Map<string, () => void>();
   let stopped = false;
   const loop = (async () => {
@@ -387,6 +388,9 @@ let apiProc: ChildProcess | undefined;
 let workerProc: ChildProcess | undefined;
 let watcher: Watcher | undefined;
 const admin = new pg.Client({ connectionString: databaseUrl });
+// A connection the server ends (another session dropping or restarting something) is reported by the
+// next query that uses it; unhandled, the 'error' event would end the bench before its figures print.
+admin.on('error', (err) => console.error(`bench database connection lost: ${err.message}`));
 let temporalConnection: Connection | undefined;
 try {
   // The API first: it applies the migrations at start-up.
