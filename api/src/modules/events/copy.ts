@@ -61,6 +61,115 @@ class CopyIn {
   }
 }
 
+/**
+ * A `COPY … FROM STDIN` (after other statements of the same simple query, e.g. `begin;`) whose rows
+ * are written while they are produced: chunks written before PostgreSQL asks for data wait here.
+ * `end()` resolves with the rows copied once PostgreSQL is ready again; any error (PostgreSQL's, or
+ * `fail()`) rejects it.
+ */
+export class CopyWriter {
+  private connection: PgConnection | null = null;
+  private pending: Buffer[] = [];
+  private ending: 'end' | 'fail' | null = null;
+  private failure = '';
+  private error: Error | null = null;
+  private settled = false;
+  private done!: (err: Error | null) => void;
+  private readonly finished = new Promise<void>((resolve, reject) => {
+    this.done = (err) => (err ? reject(err) : resolve());
+  });
+  rowCount = 0;
+
+  constructor(private readonly text: string) {
+    // Observed by end(); a failure nobody awaits (the caller gave up) must not be an unhandled rejection.
+    this.finished.catch(() => undefined); // ignore: end() reports the same error to its caller
+  }
+
+  submit(connection: PgConnection) {
+    connection.query(this.text);
+  }
+
+  /** Queues COPY text (whole rows); sent at once when PostgreSQL already waits for data. */
+  write(chunk: string): void {
+    if (this.settled || this.ending) return;
+    const data = Buffer.from(chunk);
+    if (this.connection) this.connection.sendCopyFromChunk(data);
+    else this.pending.push(data);
+  }
+
+  /** Ends the data; resolves with the rows copied (the statement's transaction stays as the text left it). */
+  async end(): Promise<number> {
+    this.finish('end');
+    await this.finished;
+    return this.rowCount;
+  }
+
+  /** Aborts the COPY (PostgreSQL raises an error: nothing of it is kept); resolves once it has. */
+  async fail(reason: string): Promise<void> {
+    this.failure = reason;
+    this.finish('fail');
+    await this.finished.catch(() => undefined); // ignore: the error is the one asked for
+  }
+
+  private finish(how: 'end' | 'fail') {
+    if (this.settled || this.ending) return;
+    this.ending = how;
+    if (this.connection) this.sendEnd(this.connection);
+  }
+
+  private sendEnd(connection: PgConnection) {
+    if (this.ending === 'end') connection.endCopyFrom();
+    else connection.sendCopyFail(this.failure);
+  }
+
+  handleCopyInResponse(connection: PgConnection) {
+    this.connection = connection;
+    for (const data of this.pending) connection.sendCopyFromChunk(data);
+    this.pending = [];
+    if (this.ending) this.sendEnd(connection);
+  }
+
+  handleRowDescription() {}
+  handleDataRow() {}
+  handleEmptyQuery() {}
+  handlePortalSuspended() {}
+  handleCopyData() {}
+
+  handleCommandComplete(msg: { text: string }) {
+    if (msg.text.startsWith('COPY')) this.rowCount = Number(/(\d+)$/.exec(msg.text)?.[1] ?? 0);
+  }
+
+  /** pg detaches the query on an error (no ReadyForQuery reaches it): settle now. */
+  handleError(err: Error) {
+    this.error ??= err;
+    this.settle();
+  }
+
+  handleReadyForQuery() {
+    this.settle();
+  }
+
+  private settle() {
+    if (this.settled) return;
+    this.settled = true;
+    this.connection = null;
+    this.pending = [];
+    this.done(this.error);
+  }
+}
+
+/** A pooled connection of the EntityManager's pool, outside its transactions. */
+export interface PooledClient {
+  query(q: CopyIn | CopyWriter): unknown;
+  query(text: string): Promise<unknown>;
+  release(err?: Error | boolean): void;
+}
+
+export async function pooledClient(em: EntityManager): Promise<PooledClient> {
+  const pool = (await em.getConnection().getNativeClient()) as unknown as { connect(): Promise<PooledClient> };
+  return pool.connect();
+}
+
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_SPECIALS = /[\\\t\n\r]/g;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -77,10 +186,7 @@ export const literal = (v: string): string => `'${v.replace(/'/g, "''")}'`;
  * fed with `data`, in one implicit transaction on a connection of its own; returns the rows copied.
  */
 export async function copyIn(em: EntityManager, before: string, copy: string, data: string): Promise<number> {
-  const pool = (await em.getConnection().getNativeClient()) as unknown as {
-    connect(): Promise<{ query(q: CopyIn): unknown; release(err?: Error | boolean): void }>;
-  };
-  const client = await pool.connect();
+  const client = await pooledClient(em);
   const run = new CopyIn(`${before} ${copy}`, Buffer.from(data));
   try {
     client.query(run);

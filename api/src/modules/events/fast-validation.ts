@@ -12,7 +12,7 @@ const KEYS = new Set(['name', 'timestamp', 'metadata', 'organization_id', 'custo
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
 function dateTimeOk(v: unknown): boolean {
@@ -39,7 +39,8 @@ function metadataOk(v: unknown): boolean {
   return true;
 }
 
-function eventOk(e: unknown): boolean {
+/** True only when `eventCreateSchema` accepts the event as it is. */
+export function eventOk(e: unknown): boolean {
   if (!isPlainObject(e)) return false;
   for (const key in e) if (!KEYS.has(key)) return false;
   if (typeof e.name !== 'string' || e.name.length < 1 || e.name.length > 255) return false;

@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
-import { route } from '../../kit/routes.ts';
+import { checkedBody, route } from '../../kit/routes.ts';
 import { isoDateTime, queryList } from '../../kit/validation.ts';
 import { sellerAuth } from '../../kit/route-helpers.ts';
 import { visibleOrganizationIds, scopedOrganizationIds } from '../organizations/scope.ts';
@@ -10,6 +10,7 @@ import { EVENT_SOURCES } from './entities.ts';
 import { eventListSchema, eventSchema, eventsIngestRequestSchema, eventsIngestResponseSchema, serializeEvent } from './schemas.ts';
 import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
 import { metadataQueryOf } from './sql.ts';
+import { ingestPlainBatch } from './pipelined.ts';
 
 const datetime = isoDateTime().transform((v) => new Date(v));
 
@@ -21,9 +22,13 @@ export const routes = [
     tags: ['events'],
     auth: sellerAuth('events:write'),
     body: eventsIngestRequestSchema,
+    handlerChecksBody: true,
     response: eventsIngestResponseSchema,
-    async handler({ body, principal, em }) {
-      return { inserted: await ingestEvents(em, principal, body.events) };
+    async handler({ req, principal, em }) {
+      // A plain batch is checked while its rows are written; any other body gets the usual checks and answers.
+      const inserted = await ingestPlainBatch(em, principal, req.body);
+      if (inserted !== null) return { inserted };
+      return { inserted: await ingestEvents(em, principal, checkedBody(req, eventsIngestRequestSchema).events) };
     },
   }),
   route({

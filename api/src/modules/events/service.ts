@@ -17,10 +17,15 @@ import { scheduleMerge } from '../meters/rollups.ts';
 import { copyField, copyIn, literal } from './copy.ts';
 import { randomUUID } from 'node:crypto';
 
-/** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
-export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
-  const issues: ValidationIssue[] = [];
-  const now = new Date();
+/** Who may ingest where, and the clock the batch is checked against. */
+export interface IngestScope {
+  /** The organization of an organization token (events must not name one), else null. */
+  tokenOrganization: string | null;
+  visible: string[];
+  nowMs: number;
+}
+
+export async function ingestScope(em: EntityManager, principal: Principal, now: Date): Promise<IngestScope> {
   const tokenOrganization =
     principal.kind === 'organization'
       ? principal.organizationId
@@ -28,32 +33,42 @@ export async function ingestEvents(em: EntityManager, principal: Principal, even
         ? principal.subject.organizationId
         : null;
   const visible = tokenOrganization ? [tokenOrganization] : await visibleOrganizationIds(em, principal);
+  return { tokenOrganization, visible, nowMs: now.getTime() };
+}
 
-  const orgs: string[] = [];
-  const nowMs = now.getTime();
-  // A plain loop without a closure per event (this runs for every event of every batch).
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    let org: string | null = null;
-    if (tokenOrganization) {
-      if (e.organization_id) {
-        issues.push({
-          type: 'value_error',
-          loc: issueLoc(i, 'organization_id'),
-          msg: 'Setting organization_id is disallowed when using an organization token.',
-          input: e.organization_id,
-        });
-      } else org = tokenOrganization;
-    } else if (!e.organization_id) {
-      issues.push({ type: 'missing', loc: issueLoc(i, 'organization_id'), msg: 'Field required' });
-    } else if (!visible.includes(e.organization_id)) {
-      issues.push({ type: 'value_error', loc: issueLoc(i, 'organization_id'), msg: 'Organization not found.', input: e.organization_id });
-    } else org = e.organization_id;
-    orgs.push(org ?? '');
-    if (e.timestamp && Date.parse(e.timestamp) > nowMs) {
-      issues.push({ type: 'value_error', loc: issueLoc(i, 'timestamp'), msg: 'Timestamp must be in the past.', input: e.timestamp });
-    }
+/**
+ * The per-event rules beyond the schema: pushes the issues of event `i`; returns its organization ('' when
+ * that is not allowed). No closure and no Date per event: this runs for every event of every batch.
+ */
+export function checkEvent(e: EventCreate, i: number, scope: IngestScope, issues: ValidationIssue[]): string {
+  let org: string | null = null;
+  if (scope.tokenOrganization) {
+    if (e.organization_id) {
+      issues.push({
+        type: 'value_error',
+        loc: issueLoc(i, 'organization_id'),
+        msg: 'Setting organization_id is disallowed when using an organization token.',
+        input: e.organization_id,
+      });
+    } else org = scope.tokenOrganization;
+  } else if (!e.organization_id) {
+    issues.push({ type: 'missing', loc: issueLoc(i, 'organization_id'), msg: 'Field required' });
+  } else if (!scope.visible.includes(e.organization_id)) {
+    issues.push({ type: 'value_error', loc: issueLoc(i, 'organization_id'), msg: 'Organization not found.', input: e.organization_id });
+  } else org = e.organization_id;
+  if (e.timestamp && Date.parse(e.timestamp) > scope.nowMs) {
+    issues.push({ type: 'value_error', loc: issueLoc(i, 'timestamp'), msg: 'Timestamp must be in the past.', input: e.timestamp });
   }
+  return org ?? '';
+}
+
+/** Validates a batch for the caller and inserts it in one statement; returns the number inserted. */
+export async function ingestEvents(em: EntityManager, principal: Principal, events: EventCreate[]): Promise<number> {
+  const issues: ValidationIssue[] = [];
+  const now = new Date();
+  const scope = await ingestScope(em, principal, now);
+  const orgs: string[] = [];
+  for (let i = 0; i < events.length; i++) orgs.push(checkEvent(events[i]!, i, scope, issues));
 
   // Every customer_id must be a live customer of the event's organization: checked by the insert
   // statement itself (which then writes nothing), or here when the batch is refused anyway, so that
@@ -124,7 +139,33 @@ export async function insertEvents(
 }
 
 /** SQLSTATE raised by `events_check_customers` (the unknown customer ids in DETAIL). */
-const UNKNOWN_CUSTOMERS = 'P0R02';
+export const UNKNOWN_CUSTOMERS = 'P0R02';
+
+export const EVENTS_COPY =
+  'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin';
+
+/** One row of `EVENTS_COPY`'s text (the values validated; every text escaped). */
+export const eventCopyLine = (
+  created: string,
+  timestamp: string,
+  name: string,
+  source: EventSource,
+  organizationId: string,
+  customerId: string | null,
+  externalCustomerId: string | null,
+  metadata: Metadata | undefined,
+): string =>
+  `${randomUUID()}\t${created}\t${copyField(timestamp)}\t${copyField(name)}\t${source}\t${organizationId}\t${customerId ?? '\\N'}\t${copyField(
+    externalCustomerId,
+  )}\t${copyField(JSON.stringify(metadata ?? {}))}\n`;
+
+/** The `events_check_customers` call for a batch's (organization, customer_id) pairs, or '' when there are none. */
+export function customerCheckSql(pairs: Iterable<[string, string]>): string {
+  const list = [...pairs];
+  if (!list.length) return '';
+  const arr = (values: string[]) => literal(`{${values.join(',')}}`);
+  return `select "events_check_customers"(${arr(list.map((p) => p[0]))}::uuid[], ${arr(list.map((p) => p[1]))}::uuid[]);`;
+}
 
 /**
  * Writes a batch; `refused` lists the indexes of events whose customer_id is not a live customer of
@@ -150,24 +191,12 @@ async function writeEvents(
   if (!em.isInTransaction()) {
     const pairs = new Map<string, [string, string]>();
     if (checkCustomers) for (const r of rows) if (r.customerId) pairs.set(`${r.organizationId}:${r.customerId}`, [r.organizationId, r.customerId]);
-    const arr = (values: string[]) => literal(`{${values.join(',')}}`);
-    const check = pairs.size
-      ? `select "events_check_customers"(${arr([...pairs.values()].map((p) => p[0]))}::uuid[], ${arr([...pairs.values()].map((p) => p[1]))}::uuid[]);`
-      : '';
+    const check = customerCheckSql(pairs.values());
     const created = ingestedAt.toISOString();
     let data = '';
-    for (const r of rows) {
-      data += `${randomUUID()}\t${created}\t${copyField(iso(r.timestamp))}\t${copyField(r.name)}\t${source}\t${r.organizationId}\t${
-        r.customerId ?? '\\N'
-      }\t${copyField(r.externalCustomerId ?? null)}\t${copyField(JSON.stringify(r.metadata ?? {}))}\n`;
-    }
+    for (const r of rows) data += eventCopyLine(created, iso(r.timestamp), r.name, source, r.organizationId, r.customerId ?? null, r.externalCustomerId ?? null, r.metadata);
     try {
-      inserted = await copyIn(
-        em,
-        check,
-        'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin',
-        data,
-      );
+      inserted = await copyIn(em, check, EVENTS_COPY, data);
     } catch (err) {
       const e = err as { code?: string; detail?: string };
       if (e.code !== UNKNOWN_CUSTOMERS) throw err;
