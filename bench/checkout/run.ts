@@ -362,7 +362,9 @@ function topStatements(st: StatementCounts, purchases: number, n: number): strin
 
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const dbUrl = new URL(base.DATABASE_URL);
-const benchDatabase = `${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout`;
+// One database per run: two runs at once (two engineers' worktrees) would otherwise recreate the same
+// database WITH (FORCE) under each other.
+const benchDatabase = `${decodeURIComponent(dbUrl.pathname.slice(1))}_bench_checkout_${process.pid}`;
 dbUrl.pathname = `/${benchDatabase}`;
 const databaseUrl = dbUrl.toString();
 const taskQueue = `bench-checkout-${randomUUID().slice(0, 8)}`;
