@@ -25,7 +25,7 @@
  *   npx tsx bench/checkout/run.ts [--levels 1,10,50] [--purchases-per-buyer 4] [--reference 300] [--top N] [--no-statements] [--keep] [--profile DIR] [--per-request N]
  *
  * Needs PostgreSQL and Temporal (`npm start`). Never touches the development database: it runs on
- * `<database>_bench_checkout` (migrations applied by the API at start-up, as in production) and its
+ * `<database>_bench_checkout_<pid>` (migrations applied by the API at start-up, as in production) and its
  * own task queue in a Temporal namespace of its own (deleted at the end with all its runs), and drops
  * the database at the end unless --keep. It first prints how full the Temporal server was. Target:
  * p50 under 300 ms and at least 30 purchases per second. The machine may be shared: note the load.
