@@ -7,6 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, seller, startTestServer, type TestServer } from '../harness.ts';
 import { credit, ingest, seedMetered, type MeteredSeed } from '../billing/helpers.ts';
+import { insertEvents } from '../../api/src/modules/events/service.ts';
+import { Meter } from '../../api/src/modules/meters/entities.ts';
+import { periodEnd } from '../../api/src/modules/pricing/index.ts';
+import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -43,6 +48,42 @@ async function meteredCustomer(startedAt: Date): Promise<{ seed: MeteredSeed; to
     tax: { country: 'DE', basisPoints: 1900 },
   });
   return { seed, token: await customerToken(a.token, seed.customerId), sellerToken: a.token };
+}
+
+/**
+ * A second metered subscription of the same customer: a `name` meter counting `event` events, a
+ * usage-only product priced `unitAmount` a unit; `count` events in its period.
+ */
+async function secondMeter(seed: MeteredSeed, name: string, event: string, unitAmount: string, count: number): Promise<string> {
+  const em = server.deps.orm.em.fork();
+  const first = await em.findOneOrFail(Subscription, { id: seed.subscriptionId }, { populate: ['paymentMethod'] });
+  const meter = em.create(Meter, {
+    organization: seed.orgId,
+    name,
+    filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: event }] },
+    aggregation: { func: 'count' },
+    metadata: {},
+  });
+  const product = em.create(Product, { organization: seed.orgId, name: `${name} plan`, description: null, recurringInterval: 'month', isArchived: false, metadata: {} });
+  const price = em.create(ProductPrice, {
+    product, priceCurrency: 'usd', minimumAmount: null, maximumAmount: null, presetAmount: null, isArchived: false,
+    amountType: 'metered_unit', priceAmount: null, meter, unitAmount, capAmount: null,
+  });
+  const startedAt = new Date(Date.now() - DAY);
+  em.create(Subscription, {
+    organization: seed.orgId, customer: seed.customerId, product, price, discount: null, checkout: null, amount: 0, currency: 'usd',
+    recurringInterval: 'month', status: 'active', currentPeriodStart: startedAt, currentPeriodEnd: periodEnd(startedAt, 'month'),
+    cancelAtPeriodEnd: false, canceledAt: null, startedAt, endsAt: null, endedAt: null, customerCancellationReason: null,
+    customerCancellationComment: null, paymentMethod: first.paymentMethod, metadata: {},
+  });
+  await em.flush();
+  const at = new Date(Date.now() - DAY / 2);
+  await insertEvents(
+    server.deps.orm.em.fork(),
+    Array.from({ length: count }, () => ({ organizationId: seed.orgId, name: event, timestamp: at, customerId: seed.customerId, metadata: {} })),
+    'user',
+  );
+  return meter.id;
 }
 
 describe('customer portal: customer meters', () => {
@@ -102,6 +143,36 @@ describe('customer portal: customer meters', () => {
     await credit(server, seed, 2000);
     const credited = await json(await get(token, `/v1/customer-portal/customer-meters/${m.id}`));
     expect([credited.credited_units, credited.balance, credited.credits_used, credited.amount]).toEqual([2100, 198, '1902', 0]);
+  });
+
+  it('sorts and pages several meters of one customer', async () => {
+    const { seed, token } = await meteredCustomer(new Date(Date.now() - 2 * DAY));
+    await ingest(server, seed, new Date(Date.now() - DAY), [50]); // API calls: 50 used, balance −50
+    const storage = await secondMeter(seed, 'Storage writes', 'storage_write', '2', 3); // 3 used, balance −3
+    const exports = await secondMeter(seed, 'Exports', 'export', '10', 7); // 7 used, balance −7
+    const order = async (q: string) => {
+      const r = await get(token, `/v1/customer-portal/customer-meters/?${q}`);
+      expect(r.status).toBe(200);
+      const body = await json(r);
+      return { ids: body.items.map((x: any) => x.meter_id), total: body.pagination.total_count, pages: body.pagination.max_page };
+    };
+    expect((await order('')).ids).toEqual([seed.meterId, exports, storage]); // by name by default
+    expect((await order('sorting=-meter_name')).ids).toEqual([storage, exports, seed.meterId]);
+    expect((await order('sorting=-consumed_units')).ids).toEqual([seed.meterId, exports, storage]);
+    expect((await order('sorting=balance')).ids).toEqual([seed.meterId, exports, storage]);
+    expect((await order('sorting=-balance')).ids).toEqual([storage, exports, seed.meterId]);
+    expect(await order('sorting=consumed_units&limit=2&page=2')).toEqual({ ids: [seed.meterId], total: 3, pages: 2 });
+    expect(await order('query=OR')).toEqual({ ids: [exports, storage], total: 2, pages: 1 });
+    expect((await order(`meter_id=${storage}&meter_id=${seed.meterId}`)).ids).toEqual([seed.meterId, storage]);
+    // Each meter's charge from its own subscription: API calls 50 × 0.5 = 25, its share of the 20 % discount of
+    // 1025 (205 → 5) and of the 19 % tax on 820 (156 → 4); Exports 7 × 10 = 70, tax 13.3 → 13; Storage 3 × 2 = 6,
+    // tax 1.14 → 1 (no discount on those subscriptions; the customer is in DE).
+    const items = (await json(await get(token, '/v1/customer-portal/customer-meters/'))).items;
+    expect(items.map((x: any) => [x.meter.name, x.subscription_id === seed.subscriptionId, x.consumed_units, x.amount, x.discount_amount, x.tax_amount])).toEqual([
+      ['API calls', true, 50, 25, 5, 4],
+      ['Exports', false, 7, 70, 0, 13],
+      ['Storage writes', false, 3, 6, 0, 1],
+    ]);
   });
 
   it('filters by meter and name, validates sorting, and shows nothing without a metered subscription', async () => {
