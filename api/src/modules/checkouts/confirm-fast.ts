@@ -10,8 +10,8 @@
  * Common means what these rows answer without another read: one product, a fixed, free or custom
  * price, no discount, no trial, no custom fields, no customer or upgraded subscription tied to the
  * checkout, and a buyer's change of name, email, billing address or tax id only. Anything else (and
- * an expired, refunded or not-open checkout, whose refusal the ORM path words) answers `null`, and the
- * caller runs the ORM path. tests/confirm/confirm-fast.test.ts compares both on identical input.
+ * an expired, refunded or not-open checkout, whose refusal the ORM path words) answers `null` with
+ * nothing mapped, and the caller's ORM path continues in the same transaction (the row stays locked). tests/confirm/confirm-fast.test.ts compares both on identical input.
  */
 import type { EntityManager } from '../../kit/db.ts';
 import { ResourceAlreadyExists } from '../../kit/errors.ts';
@@ -19,7 +19,7 @@ import { Customer } from '../customers/entities.ts';
 import { Organization } from '../organizations/entities.ts';
 import { Product, ProductPrice } from '../products/entities.ts';
 import { Checkout } from './entities.ts';
-import { effectiveStatus, type CheckoutConfirm } from './schemas.ts';
+import type { CheckoutConfirm } from './schemas.ts';
 import { CHECKOUT_SECRET_PREFIX, updateCheckout } from './service.ts';
 import { assertNoActiveSubscription, requireConfirmFields } from './buyer.ts';
 
@@ -66,7 +66,7 @@ function isLockNotAvailable(err: unknown): boolean {
 
 /**
  * Step 1 of the common confirmation inside the caller's transaction `tx`; `null` when the checkout
- * is not the common case (nothing written: the caller's ORM path decides).
+ * is not the common case (nothing written or mapped: the caller's ORM path decides).
  */
 export async function prepareCommon(tx: EntityManager, clientSecret: string, input: CheckoutConfirm): Promise<FastPrepared | null> {
   if (!enabled || !clientSecret.startsWith(CHECKOUT_SECRET_PREFIX) || !simpleInput(input)) return null;
@@ -112,14 +112,14 @@ export async function prepareCommon(tx: EntityManager, clientSecret: string, inp
     Object.keys((c.custom_field_data as Json | null) ?? {}).length === 0 &&
     r.product_ids.length === 1 &&
     r.product_ids[0] === c.product_id &&
-    (r.by_email != null || c.customer_external_id == null);
+    (r.by_email != null || c.customer_external_id == null) &&
+    new Date(c.expires_at as string).getTime() > Date.now();
   if (!common) return null;
 
   tx.map(Organization, r.o);
   const product = tx.map(Product, r.p);
   tx.map(ProductPrice, r.pp);
   const checkout = tx.map(Checkout, c);
-  if (effectiveStatus(checkout) !== 'open') return null;
   confirmFastPathStats.used++;
   // What these rows showed: the product has no custom fields, and it is the checkout's only product.
   product.attachedCustomFields.hydrate([]);

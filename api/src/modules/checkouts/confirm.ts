@@ -51,7 +51,7 @@ import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './servi
 import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer, requireConfirmFields } from './buyer.ts';
 import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
 import { releaseRedemption, reserveRedemption } from './redemptions.ts';
-import { prepareCommon } from './confirm-fast.ts';
+import { prepareCommon, type FastPrepared } from './confirm-fast.ts';
 
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
@@ -112,32 +112,34 @@ interface Prepared {
   productIds: string[] | null;
 }
 
+/** What step 1 of the common path hands on. */
+function preparedCommon(f: FastPrepared, input: CheckoutConfirm): Prepared {
+  const c = f.checkout;
+  return {
+    changed: f.changed,
+    checkoutId: c.id,
+    tokenId: input.confirmation_token_id ?? null,
+    email: c.customerEmail!,
+    name: f.customer?.name ?? c.customerName ?? null,
+    processorCustomerId: f.customer?.processorCustomerId ?? null,
+    totalAmount: c.totalAmount ?? null,
+    currency: c.currency ?? null,
+    paymentRequired: c.isPaymentRequired,
+    setupRequired: c.isPaymentSetupRequired,
+    recurring: c.product.recurringInterval != null,
+    discountId: null,
+    chargeAttempt: c.chargeAttempt,
+    customerFound: f.customer != null,
+    productIds: f.productIds,
+  };
+}
+
 /** Step 1: see the file comment. */
 async function prepare(em: EntityManager, clientSecret: string, input: CheckoutConfirm): Promise<Prepared> {
-  const common = await em.transactional(async (tx) => {
-    const f = await prepareCommon(tx, clientSecret, input);
-    if (!f) return null;
-    const c = f.checkout;
-    return {
-      changed: f.changed,
-      checkoutId: c.id,
-      tokenId: input.confirmation_token_id ?? null,
-      email: c.customerEmail!,
-      name: f.customer?.name ?? c.customerName ?? null,
-      processorCustomerId: f.customer?.processorCustomerId ?? null,
-      totalAmount: c.totalAmount ?? null,
-      currency: c.currency ?? null,
-      paymentRequired: c.isPaymentRequired,
-      setupRequired: c.isPaymentSetupRequired,
-      recurring: c.product.recurringInterval != null,
-      discountId: null,
-      chargeAttempt: c.chargeAttempt,
-      customerFound: f.customer != null,
-      productIds: f.productIds,
-    };
-  });
-  if (common) return common;
   return em.transactional(async (tx) => {
+    // The common checkout in one read (confirm-fast.ts); anything else continues below on the row that read locked.
+    const f = await prepareCommon(tx, clientSecret, input);
+    if (f) return preparedCommon(f, input);
     const c = await lockCheckoutBySecret(tx, clientSecret);
     if (c.status !== 'open') throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
     // Reopened after a failed fulfilment that had already written its (now refunded) order: one order
