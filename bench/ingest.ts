@@ -3,7 +3,10 @@
  * over a large table. Prints the machine, the figures and the in-run reference; asserts nothing.
  *
  *   npm run bench:ingest -- [--events 10000000] [--sample 200000] [--batch 1000] [--customers 100]
- *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>] [--only ingest]
+ *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>] [--only ingest] [--skip-ingest]
+ *
+ * `--keep` leaves the database (its name is printed at the end); `npx tsx bench/ingest-reads.ts
+ * --database <name>` reruns the quantities and metrics reads on it against the current code.
  *
  * `--only ingest` runs phase 1 alone (under a minute at the default sample on a quiet machine).
  *
@@ -64,6 +67,8 @@ const CUSTOMERS = arg('customers', 100);
 const ORDERS = bigArg('orders', 1_000_000);
 const RUNS = arg('runs', 200);
 const KEEP = process.argv.includes('--keep');
+/** `--skip-ingest`: phase 1 without its API runs (the COPY reference only), then phases 2–4 (quantities and metrics). */
+const SKIP_INGEST = process.argv.includes('--skip-ingest');
 /** `--only ingest`: phase 1 alone (a minute or two), no bulk fill, quantities or metrics. */
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && ONLY !== 'ingest') throw new Error(`--only: only 'ingest' is known, not ${ONLY}`);
@@ -361,23 +366,26 @@ async function main() {
         ` (request p50 ${ms(quantile(latencies, 0.5))}, p95 ${ms(quantile(latencies, 0.95))}; load average ${os.loadavg()[0]!.toFixed(2)})`,
     };
   };
-  const one = await ingest(1);
-  const four = await ingest(4);
-  console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
-  console.log(`  COPY FROM STDIN (reference)  ${fmt(copy.rowCount)} rows in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s (load average ${copyLoad.toFixed(2)})`);
-  console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
-  console.log(`  API, 1 request in flight     ${one.line}`);
-  console.log(`                               ${one.m.text}`);
-  console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
-  console.log(`  API, 4 requests in flight    ${four.line}`);
-  console.log(`                               ${four.m.text}`);
-  const cpuRatio = (x: typeof one) => copyPgCpu / (x.m.apiCpu + x.m.pgCpu);
-  console.log(
-    `  CPU-based ratio (COPY's PostgreSQL CPU per ${BATCH} rows / API + PostgreSQL CPU per request): 1 in flight ${cpuRatio(one).toFixed(2)}, 4 in flight ${cpuRatio(four).toFixed(2)}\n`,
-  );
-  if (ONLY === 'ingest') {
-    console.log(`whole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
-    return;
+  // `--skip-ingest`: no API ingest runs; the table keeps the reference COPY's rows and the bulk fill continues after them.
+  if (!SKIP_INGEST) {
+    const one = await ingest(1);
+    const four = await ingest(4);
+    console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
+    console.log(`  COPY FROM STDIN (reference)  ${fmt(copy.rowCount)} rows in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s (load average ${copyLoad.toFixed(2)})`);
+    console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
+    console.log(`  API, 1 request in flight     ${one.line}`);
+    console.log(`                               ${one.m.text}`);
+    console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
+    console.log(`  API, 4 requests in flight    ${four.line}`);
+    console.log(`                               ${four.m.text}`);
+    const cpuRatio = (x: typeof one) => copyPgCpu / (x.m.apiCpu + x.m.pgCpu);
+    console.log(
+      `  CPU-based ratio (COPY's PostgreSQL CPU per ${BATCH} rows / API + PostgreSQL CPU per request): 1 in flight ${cpuRatio(one).toFixed(2)}, 4 in flight ${cpuRatio(four).toFixed(2)}\n`,
+    );
+    if (ONLY === 'ingest') {
+      console.log(`whole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
+      return;
+    }
   }
 
   // 2. Bulk: the rest of the rows in SQL, then the rollups rebuilt from all raw events.
@@ -483,4 +491,5 @@ try {
   }
   proxy.close();
   if (!KEEP) await dropDatabase(dbUrl).catch(() => undefined);
+  else console.log(`database kept: ${benchDbUrl.pathname.slice(1)} (npx tsx bench/ingest-reads.ts --database ${benchDbUrl.pathname.slice(1)})`);
 }
