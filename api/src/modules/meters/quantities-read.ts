@@ -33,6 +33,12 @@ interface CachedMeter {
   organizationId: string;
   filter: Filter;
   aggregation: Aggregation;
+  /**
+   * The xmin of a `rolled_snapshot` the meter had (snapshots only move forward, so it is at most the
+   * current one's): a literal lower bound on the tail's xids that lets the planner estimate the
+   * tail from the index's statistics (a few rows, one BRIN scan) instead of a third of the table.
+   */
+  xminHint: string;
 }
 
 /** Meter id → the definition last read; checked by every statement, so a stale entry costs one fallback. */
@@ -40,9 +46,11 @@ const definitions = new Map<string, CachedMeter>();
 const MAX_CACHED = 1000;
 
 /** Remembers what the general path read of a meter (its rollups current), for the next reads. */
-export function rememberMeter(id: string, meter: CachedMeter): void {
+export function rememberMeter(id: string, meter: Omit<CachedMeter, 'xminHint'> & { rolledSnapshot: string | null }): void {
+  if (!meter.rolledSnapshot) return;
   if (definitions.size >= MAX_CACHED && !definitions.has(id)) definitions.delete(definitions.keys().next().value!);
-  definitions.set(id, { organizationId: meter.organizationId, filter: meter.filter, aggregation: meter.aggregation });
+  const xminHint = meter.rolledSnapshot.split(':')[0]!;
+  definitions.set(id, { organizationId: meter.organizationId, filter: meter.filter, aggregation: meter.aggregation, xminHint });
 }
 
 /**
@@ -107,7 +115,7 @@ export async function cachedQuantitiesJson(
            from "meter_rollup_totals" r where (select ok from m) and r."meter_id" = ${id} and r."hour" >= ${hs} and r."hour" < ${he}`,
     );
     parts.push(
-      raw(`e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
+      raw(`e."xid" >= ${params.add(meter.xminHint, 'bigint')} and e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
            and e."timestamp" >= ${hs} and e."timestamp" < ${he}`),
     );
     if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
@@ -122,14 +130,15 @@ export async function cachedQuantitiesJson(
              m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin
       from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
     ), q as (${bucketedQuantitiesSql(interval, start, end, totals)})
-    select coalesce((select ok from m), false) as ok,
+    select coalesce((select ok from m), false) as ok, (select xmin from m)::text as xmin,
       (select json_build_object('quantities', json_agg(json_build_object('timestamp', ${isoSql('q."timestamp"')}, 'quantity', q.quantity)
         order by q."timestamp"))::text from q where (select ok from m)) as body`;
-  const rows = await preparedRows<{ ok: boolean; body: string | null }>(em, sql, params.values);
+  const rows = await preparedRows<{ ok: boolean; xmin: string | null; body: string | null }>(em, sql, params.values);
   const row = rows[0];
   if (!row?.ok || row.body === null) {
     definitions.delete(meterId);
     return null;
   }
+  if (row.xmin) meter.xminHint = row.xmin;
   return new RawJson(row.body);
 }
