@@ -123,6 +123,9 @@ export interface Checkout {
   is_payment_required: boolean;
   is_payment_setup_required: boolean;
   is_payment_form_required: boolean;
+  active_trial_interval: 'day' | 'week' | 'month' | 'year' | null;
+  active_trial_interval_count: number | null;
+  trial_end: string | null;
   customer_name: string | null;
   customer_email: string | null;
   customer_billing_address: Address | null;
@@ -179,6 +182,8 @@ export interface Subscription {
   started_at: string | null;
   ends_at: string | null;
   ended_at: string | null;
+  trial_start: string | null;
+  trial_end: string | null;
   product_id: string;
   product: Product & { organization: Organization };
   price_id?: string;

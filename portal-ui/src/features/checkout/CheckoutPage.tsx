@@ -17,6 +17,7 @@ import { formatMoney, formatRecurring, parseMajor, toMajorInput } from '../../li
 import { setCheckoutToken } from '../../lib/session.ts';
 import type { Address, AttachedCustomField, Checkout, Price, Product } from '../../lib/types.ts';
 import { PriceLabel, ProductSummary } from './ProductSummary.tsx';
+import { checkoutTrial, TrialNote, TrialTerms, type CheckoutTrial } from './TrialTerms.tsx';
 import type { StripeHandle } from './StripePayment.tsx';
 
 const StripePayment = lazy(() => import('./StripePayment.tsx'));
@@ -301,7 +302,10 @@ function CheckoutForm({ initial, config }: { initial: Checkout; config: PortalCo
 
   const alreadyPaid = checkout.status === 'confirmed' || checkout.status === 'succeeded';
   const total = checkout.total_amount ?? 0;
-  const payLabel = !checkout.is_payment_required
+  const trial = checkoutTrial(checkout, recurring);
+  const payLabel = trial
+    ? 'Start trial'
+    : !checkout.is_payment_required
     ? recurring
       ? 'Start subscription'
       : 'Get it for free'
@@ -344,7 +348,8 @@ function CheckoutForm({ initial, config }: { initial: Checkout; config: PortalCo
           </fieldset>
         )}
 
-        <Totals checkout={checkout} currency={currency} recurring={recurring} updating={updating} />
+        {trial && recurring && <TrialTerms trial={trial} checkout={checkout} currency={currency} recurring={recurring} />}
+        <Totals checkout={checkout} currency={currency} recurring={recurring} updating={updating} trial={trial} />
       </section>
 
       <section className="checkout-form">
@@ -470,6 +475,7 @@ function CheckoutForm({ initial, config }: { initial: Checkout; config: PortalCo
             <button type="submit" className="primary pay" disabled={paying || updating} aria-busy={paying}>
               {paying ? 'Processing…' : payLabel}
             </button>
+            {trial && recurring && <TrialNote trial={trial} currency={currency} recurring={recurring} />}
             {recurring && checkout.is_payment_required && (
               <p className="muted small">
                 You will be charged {formatRecurring(total, currency, recurring)} until you cancel. Cancel any time from your customer portal.
@@ -512,7 +518,7 @@ function isShownField(key: string, fields: AttachedCustomField[]): boolean {
   return fields.some((f) => key === `custom_field_data.${f.custom_field.slug}`);
 }
 
-function Totals({ checkout, currency, recurring, updating }: { checkout: Checkout; currency: string; recurring: string | null; updating: boolean }) {
+function Totals({ checkout, currency, recurring, updating, trial }: { checkout: Checkout; currency: string; recurring: string | null; updating: boolean; trial: CheckoutTrial | null }) {
   const money = (n: number | null) => formatMoney(n ?? 0, currency);
   const d = checkout.discount;
   return (
@@ -533,11 +539,26 @@ function Totals({ checkout, currency, recurring, updating }: { checkout: Checkou
         <dt>Tax</dt>
         <dd data-testid="checkout-tax">{money(checkout.tax_amount)}</dd>
       </div>
-      <div className="grand">
-        <dt>{recurring ? 'Total due today' : 'Total'}</dt>
-        <dd data-testid="checkout-total">{money(checkout.total_amount)}</dd>
-      </div>
-      {recurring && d && d.duration !== 'forever' && (
+      {trial ? (
+        <>
+          {trial.firstCharge !== null && (
+            <div>
+              <dt>Total after trial</dt>
+              <dd data-testid="checkout-after-trial">{money(trial.firstCharge)}</dd>
+            </div>
+          )}
+          <div className="grand">
+            <dt>Due today</dt>
+            <dd data-testid="checkout-total">{money(0)}</dd>
+          </div>
+        </>
+      ) : (
+        <div className="grand">
+          <dt>{recurring ? 'Total due today' : 'Total'}</dt>
+          <dd data-testid="checkout-total">{money(checkout.total_amount)}</dd>
+        </div>
+      )}
+      {recurring && d && d.duration !== 'forever' && !(trial && trial.firstCharge === null) && (
         <p className="muted small">
           The discount applies {d.duration === 'once' ? 'to the first payment' : `for ${d.duration_in_months ?? 1} months`}.
         </p>

@@ -8,6 +8,7 @@ import { CARD_ERROR_KEYS, CardFields, sandboxConfirmationToken, TestModeBanner }
 import { Alert, Field, Loading } from '../../components/ui.tsx';
 import { BRAND_NAMES, emptyCard, validateCard } from '../../lib/card.ts';
 import { formatDate, formatMoney, formatRecurring } from '../../lib/format.ts';
+import { subscriptionTerms } from '../../lib/trial.ts';
 import type { Address, BenefitGrant, Order, PaymentMethod, PortalCustomer, Price, Subscription } from '../../lib/types.ts';
 import { GrantView, isAccountGrant, needsAccount } from '../benefits/BenefitViews.tsx';
 import type { StripeHandle } from '../checkout/StripePayment.tsx';
@@ -87,11 +88,11 @@ export function Overview() {
                 <p>
                   {formatRecurring(s.amount, s.currency, s.recurring_interval)} <Status status={s.status} />
                 </p>
-                <p className="muted small">
-                  {s.cancel_at_period_end
-                    ? `Ends on ${formatDate(s.ends_at ?? s.current_period_end)}`
-                    : `Next charge: ${formatMoney(s.amount, s.currency)} on ${formatDate(s.current_period_end)}`}
-                </p>
+                {subscriptionTerms(s).map((line) => (
+                  <p key={line} className="muted small">
+                    {line}
+                  </p>
+                ))}
               </li>
             ))}
           </ul>
@@ -352,13 +353,21 @@ function SubscriptionCard({ subscription: s, onChanged }: { subscription: Subscr
         <Status status={s.status} />
       </div>
       <p>{formatRecurring(s.amount, s.currency, s.recurring_interval)}</p>
-      <p className="muted small">
-        {ended
-          ? `Ended on ${formatDate(s.ended_at ?? s.ends_at)}`
-          : s.cancel_at_period_end
-            ? `Canceled — access until ${formatDate(s.ends_at ?? s.current_period_end)}`
-            : `Next charge: ${formatMoney(s.amount, s.currency)} on ${formatDate(s.current_period_end)}`}
-      </p>
+      {ended || s.status !== 'trialing' ? (
+        <p className="muted small">
+          {ended
+            ? `Ended on ${formatDate(s.ended_at ?? s.ends_at)}`
+            : s.cancel_at_period_end
+              ? `Canceled — access until ${formatDate(s.ends_at ?? s.current_period_end)}`
+              : `Next charge: ${formatMoney(s.amount, s.currency)} on ${formatDate(s.current_period_end)}`}
+        </p>
+      ) : (
+        subscriptionTerms(s).map((line) => (
+          <p key={line} className="muted small">
+            {line}
+          </p>
+        ))
+      )}
       {s.status === 'past_due' && (
         <p className="field-error">
           Your last payment failed. <Link to="../payment-methods">Update your card</Link> and we will retry it.
@@ -390,7 +399,11 @@ function SubscriptionCard({ subscription: s, onChanged }: { subscription: Subscr
 
       {mode === 'cancel' && (
         <form onSubmit={cancel} className="inline-form" aria-label={`Cancel ${s.product.name}`}>
-          <p>Your subscription stays active until {formatDate(s.current_period_end)}, then ends. You will not be charged again.</p>
+          <p>
+            {s.status === 'trialing'
+              ? `Your free trial stays active until ${formatDate(s.current_period_end)}, then ends. You will not be charged.`
+              : `Your subscription stays active until ${formatDate(s.current_period_end)}, then ends. You will not be charged again.`}
+          </p>
           <Field label="Why are you canceling?" optional>
             {(p) => (
               <select {...p} value={reason} onChange={(e) => setReason(e.target.value)}>
