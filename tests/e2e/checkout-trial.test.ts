@@ -68,6 +68,9 @@ describe('free trial at checkout and in the portal', () => {
     await fillCard(page, '4242 4242 4242 4242');
     await page.getByRole('button', { name: 'Start trial' }).click();
     await page.getByRole('heading', { name: 'Thank you for your purchase!' }).waitFor();
+    await page.getByText(`has started: nothing was charged today. The first charge, $20.00, is on ${end}.`).waitFor();
+    await page.getByText('14-day free trial', { exact: true }).waitFor();
+    expect(await page.getByText('Total: $20.00').count()).toBe(0);
     await expectAccessible(page, 'trial confirmation');
     await shot(page, 'checkout-trial-2-confirmation');
     await context.close();

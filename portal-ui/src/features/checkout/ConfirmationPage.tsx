@@ -8,11 +8,12 @@ import { Link, useLocation, useParams } from 'react-router';
 import { ApiError, errorMessage, getJson, type Page } from '../../api.ts';
 import { Alert, Loading, OrgBadge } from '../../components/ui.tsx';
 import { postToParent } from '../../lib/embed.ts';
-import { formatMoney } from '../../lib/format.ts';
+import { formatDate, formatMoney } from '../../lib/format.ts';
 import { getCheckoutToken, getPortalSession, setPortalSession } from '../../lib/session.ts';
 import type { BenefitGrant, Checkout, Order } from '../../lib/types.ts';
 import { GrantView } from '../benefits/BenefitViews.tsx';
 import { GONE } from './CheckoutPage.tsx';
+import { checkoutTrial } from './TrialTerms.tsx';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -148,6 +149,7 @@ function Purchase({ checkout, token }: { checkout: Checkout; token: string | nul
 
   const order = orders?.[0];
   const currency = order?.currency ?? checkout.currency ?? 'usd';
+  const trial = checkoutTrial(checkout, checkout.product.recurring_interval ?? null);
   return (
     <>
       <h1>Thank you for your purchase!</h1>
@@ -162,7 +164,12 @@ function Purchase({ checkout, token }: { checkout: Checkout; token: string | nul
       </p>
       <section className="card" aria-labelledby="bought-heading">
         <h2 id="bought-heading">{checkout.product.name}</h2>
-        {order ? (
+        {trial ? (
+          <p>
+            Your <strong>{trial.label}</strong> has started: nothing was charged today.{' '}
+            {trial.firstCharge !== null ? `The first charge, ${formatMoney(trial.firstCharge, currency)}, is on ${formatDate(trial.end)}.` : `The first charge is on ${formatDate(trial.end)}.`}
+          </p>
+        ) : order ? (
           <p>
             Paid <strong>{formatMoney(order.total_amount, currency)}</strong>
             {order.discount_amount ? ` (including a discount of ${formatMoney(order.discount_amount, currency)})` : ''}.
