@@ -130,6 +130,26 @@ describe('free trial at checkout and in the portal', () => {
     await context.close();
   });
 
+  it('shows the full price as the first charge when a one-time discount is spent on the trial', async () => {
+    await s.created('POST', '/v1/discounts/', { name: 'Welcome', code: 'WELCOME25', type: 'percentage', basis_points: 2500, duration: 'once' });
+    const c = await s.checkout({ product_id: trialPlan.id });
+    const { context, page } = await newPage(browser);
+    await open(page, c.client_secret);
+    await page.getByLabel('Discount code').fill('WELCOME25');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Discount WELCOME25 applied.').waitFor();
+    const end = day(await trialEndOf(c.id));
+    const terms = page.getByRole('group', { name: 'Free trial' });
+    await terms.getByText(`Then $20.00 / month starting ${end}`, { exact: true }).waitFor();
+    await terms.getByText('The discount applies to the trial; the first charge after it is at the full price.').waitFor();
+    expect(await page.getByTestId('checkout-after-trial').count()).toBe(0);
+    await expect(page.getByTestId('checkout-total').textContent()).resolves.toBe('$0.00');
+    await page.getByText(`Your card is charged the full price on ${end}`, { exact: false }).waitFor();
+    await expectAccessible(page, 'trial checkout with a one-time discount');
+    await shot(page, 'checkout-trial-7-once-discount');
+    await context.close();
+  });
+
   it('keeps the ordinary checkout for a product without a trial', async () => {
     const c = await s.checkout({ product_id: plainPlan.id });
     const { context, page } = await newPage(browser);
