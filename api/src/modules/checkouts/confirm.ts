@@ -44,7 +44,7 @@ import { emitEvent } from '../webhooks/outbox.ts';
 import { redeemTrial, TrialAlreadyRedeemed, trialLostAtConfirm } from '../trials/index.ts';
 import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
 import { effectiveStatus, serializeCheckout, serializeCheckoutWithProducts, type CheckoutConfirm, type CheckoutProductsRead } from './schemas.ts';
-import { CHECKOUT_ALIAS, CHECKOUT_POPULATE } from './schemas.ts';
+import { CHECKOUT_POPULATE } from './schemas.ts';
 import { ensureCheckoutRules } from './loaded.ts';
 import { CHECKOUT_RULES_POPULATE, checkoutProductsJson } from './product-reads.ts';
 import { CHECKOUT_SECRET_PREFIX, NotOpenCheckout, updateCheckout } from './service.ts';
@@ -52,6 +52,7 @@ import { assertNoActiveSubscription, findCustomer, findOrCreateCustomer, require
 import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-attempts.ts';
 import { releaseRedemption, reserveRedemption } from './redemptions.ts';
 import { prepareCommon, type FastPrepared } from './confirm-fast.ts';
+import { withoutTrial } from './without-trial.ts';
 
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
@@ -328,33 +329,6 @@ export async function confirmCheckout(
         await withoutTrial(em, deps, p.checkoutId, 'id', {});
       }
       throw abort.error;
-    }
-  }
-}
-
-/**
- * The checkout whose trial another confirmation redeemed first: recomputed (now charging the first
- * period) and announced. Only the checkout's row is locked: locking the product, price and
- * organization rows its query joins deadlocked with the winner's fulfilment inserting rows that
- * reference them. Tried three times; should it still fail, the buyer's next confirmation recomputes
- * the checkout anyway (and is refused once more), so the failure is logged, not answered.
- */
-async function withoutTrial(em: EntityManager, deps: ConfirmDeps, key: string, by: 'id' | 'secret', update: Omit<CheckoutConfirm, 'confirmation_token_id'>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await em.fork().transactional(async (tx) => {
-        const where = by === 'id' ? { id: key, status: 'open' as const } : { clientSecret: key, status: 'open' as const };
-        const c = await tx.findOne(Checkout, where, { lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: [CHECKOUT_ALIAS] });
-        if (!c) return;
-        await tx.populate(c, CHECKOUT_POPULATE);
-        await updateCheckout(tx, c, update, 'public');
-        emitEvent(tx, c.organization.id, 'checkout.updated', serializeCheckout(c, deps.cfg.PUBLIC_URL));
-        await tx.flush();
-      });
-    } catch (err) {
-      if (attempt < 3) continue;
-      deps.log?.warn({ err, checkout: key.startsWith(CHECKOUT_SECRET_PREFIX) ? '(by secret)' : key }, 'checkout not recomputed without its redeemed trial');
-      return;
     }
   }
 }
