@@ -14,30 +14,23 @@ interface PgConnection {
   sendCopyFail(message: string): void;
 }
 
-class CopyIn {
-  private error: Error | null = null;
-  private done!: (err: Error | null) => void;
+/**
+ * What pg's Submittable interface asks of a query that sends `text` as one simple query: the
+ * messages a COPY does not use are ignored, the COPY's row count is kept, and `done` settles the
+ * subclass's promise.
+ */
+abstract class CopySubmittable {
+  protected error: Error | null = null;
+  protected done!: (err: Error | null) => void;
   readonly finished = new Promise<void>((resolve, reject) => {
     this.done = (err) => (err ? reject(err) : resolve());
   });
   rowCount = 0;
 
-  constructor(
-    private readonly text: string,
-    private readonly data: Buffer,
-  ) {}
+  constructor(private readonly text: string) {}
 
   submit(connection: PgConnection) {
     connection.query(this.text);
-  }
-
-  handleCopyInResponse(connection: PgConnection) {
-    try {
-      connection.sendCopyFromChunk(this.data);
-      connection.endCopyFrom();
-    } catch (err) {
-      connection.sendCopyFail((err as Error).message);
-    }
   }
 
   handleRowDescription() {}
@@ -48,6 +41,24 @@ class CopyIn {
 
   handleCommandComplete(msg: { text: string }) {
     if (msg.text.startsWith('COPY')) this.rowCount = Number(/(\d+)$/.exec(msg.text)?.[1] ?? 0);
+  }
+}
+
+class CopyIn extends CopySubmittable {
+  constructor(
+    text: string,
+    private readonly data: Buffer,
+  ) {
+    super(text);
+  }
+
+  handleCopyInResponse(connection: PgConnection) {
+    try {
+      connection.sendCopyFromChunk(this.data);
+      connection.endCopyFrom();
+    } catch (err) {
+      connection.sendCopyFail((err as Error).message);
+    }
   }
 
   /** pg detaches the query on an error (no ReadyForQuery reaches it): settle now; the client queues what follows. */
@@ -67,26 +78,17 @@ class CopyIn {
  * `end()` resolves with the rows copied once PostgreSQL is ready again; any error (PostgreSQL's, or
  * `fail()`) rejects it.
  */
-export class CopyWriter {
+export class CopyWriter extends CopySubmittable {
   private connection: PgConnection | null = null;
   private pending: Buffer[] = [];
   private ending: 'end' | 'fail' | null = null;
   private failure = '';
-  private error: Error | null = null;
   private settled = false;
-  private done!: (err: Error | null) => void;
-  private readonly finished = new Promise<void>((resolve, reject) => {
-    this.done = (err) => (err ? reject(err) : resolve());
-  });
-  rowCount = 0;
 
-  constructor(private readonly text: string) {
+  constructor(text: string) {
+    super(text);
     // Observed by end(); a failure nobody awaits (the caller gave up) must not be an unhandled rejection.
     this.finished.catch(() => undefined); // ignore: end() reports the same error to its caller
-  }
-
-  submit(connection: PgConnection) {
-    connection.query(this.text);
   }
 
   /** Queues COPY text (whole rows); sent at once when PostgreSQL already waits for data. */
@@ -127,16 +129,6 @@ export class CopyWriter {
     for (const data of this.pending) connection.sendCopyFromChunk(data);
     this.pending = [];
     if (this.ending) this.sendEnd(connection);
-  }
-
-  handleRowDescription() {}
-  handleDataRow() {}
-  handleEmptyQuery() {}
-  handlePortalSuspended() {}
-  handleCopyData() {}
-
-  handleCommandComplete(msg: { text: string }) {
-    if (msg.text.startsWith('COPY')) this.rowCount = Number(/(\d+)$/.exec(msg.text)?.[1] ?? 0);
   }
 
   /** pg detaches the query on an error (no ReadyForQuery reaches it): settle now. */
