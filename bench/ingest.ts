@@ -16,7 +16,8 @@
  * the end (unless --keep).
  *
  * 1. Ingest (`--sample` events, a meter with a filtered sum exists, so the batches are merged into
- *    its hourly rollups after they commit; that CPU is counted too): COPY FROM STDIN of the same rows into the emptied table (the reference), then
+ *    its hourly rollups after they commit; that CPU is counted too): COPY FROM STDIN of the same rows into the emptied table (the reference),
+ *    the same rows COPYed in batches of `--batch`, one transaction each, one at a time (the ceiling for one request in flight), then
  *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
  *    from an empty table. Request bodies and COPY text are built before the clock starts. Besides
  *    throughput (load-sensitive; the load average is printed next to it): CPU ms of the API process
@@ -321,12 +322,29 @@ async function main() {
   }
   const empty = () => db.query('truncate "events", "meter_rollups"');
 
+  const COPY_SQL =
+    'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin';
+  // The ceiling at one in flight: the same rows COPYed by this client in batches of --batch, each
+  // batch its own transaction (committed, so durable), one at a time: what any server that
+  // acknowledges a batch once it is durable can at best do with one request in flight.
+  await empty();
+  const batchedCpu0 = cpuMs(ownPid);
+  const batchedStarted = performance.now();
+  let batchedRows = 0;
+  for (const chunk of copyChunks) {
+    const one = new CopyFromStdin(COPY_SQL, [chunk]);
+    db.query(one);
+    await one.finished;
+    batchedRows += one.rowCount;
+  }
+  const batchedSeconds = (performance.now() - batchedStarted) / 1000;
+  const batchedRate = batchedRows / batchedSeconds;
+  const batchedPgCpu = ((cpuMs(ownPid) - batchedCpu0) / batchedRows) * BATCH;
+  const batchedLoad = os.loadavg()[0]!;
+
   await empty();
   const copyCpu0 = cpuMs(ownPid);
-  const copy = new CopyFromStdin(
-    'copy "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "external_customer_id", "metadata") from stdin',
-    copyChunks,
-  );
+  const copy = new CopyFromStdin(COPY_SQL, copyChunks);
   const copyStarted = performance.now();
   db.query(copy);
   await copy.finished;
@@ -364,7 +382,7 @@ async function main() {
       m,
       breakdown,
       line:
-        `${fmt(inserted)} events in ${m.seconds.toFixed(1)} s = ${fmt(rate)} events/s = ${(rate / copyRate).toFixed(2)} × COPY` +
+        `${fmt(inserted)} events in ${m.seconds.toFixed(1)} s = ${fmt(rate)} events/s = ${(rate / copyRate).toFixed(2)} × COPY, ${(rate / batchedRate).toFixed(2)} × batched COPY` +
         ` (request p50 ${ms(quantile(latencies, 0.5))}, p95 ${ms(quantile(latencies, 0.95))}; load average ${os.loadavg()[0]!.toFixed(2)})`,
     };
   };
@@ -375,6 +393,10 @@ async function main() {
     console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
     console.log(`  COPY FROM STDIN (reference)  ${fmt(copy.rowCount)} rows in ${copySeconds.toFixed(1)} s = ${fmt(copyRate)} rows/s (load average ${copyLoad.toFixed(2)})`);
     console.log(`                               PostgreSQL CPU ${ms(copyPgCpu)} per ${BATCH} rows`);
+    console.log(
+      `  COPY in batches of ${BATCH}, one transaction each, one at a time (the ceiling at 1 in flight)  ${fmt(batchedRows)} rows in ${batchedSeconds.toFixed(1)} s = ${fmt(batchedRate)} rows/s = ${(batchedRate / copyRate).toFixed(2)} × COPY (load average ${batchedLoad.toFixed(2)})`,
+    );
+    console.log(`                               PostgreSQL CPU ${ms(batchedPgCpu)} per ${BATCH} rows`);
     console.log(`  API, 1 request in flight     ${one.line}`);
     console.log(`                               ${one.m.text}`);
     console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
