@@ -20,6 +20,7 @@ import { PaymentMethod } from '../payment-methods/entities.ts';
 import { savePaymentMethod } from '../payment-methods/service.ts';
 import { periodEnd } from '../pricing/index.ts';
 import { fulfilmentStart, grantsNotOnProduct } from './fulfilment-reads.ts';
+import { fulfilCheckoutInSql } from './fulfilment-sql.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/entities.ts';
 import { SUBSCRIPTION_POPULATE, serializeSubscription } from '../subscriptions/schemas.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
@@ -177,6 +178,9 @@ export async function fulfilCheckout(
   checkoutId: string,
   opts: { processor: string; publicUrl: string; beforeCommit?: () => void },
 ): Promise<FulfilResult | null> {
+  // The common checkout in plain SQL (fulfilment-sql.ts); anything else, and a retry, below.
+  const plain = await fulfilCheckoutInSql(em, checkoutId, opts);
+  if (plain) return plain;
   return em.transactional(async (tx) => {
     // The row and what the order copies from it in one statement, locking the checkout's row only.
     const c = await tx.findOne(
