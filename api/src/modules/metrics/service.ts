@@ -24,7 +24,11 @@ import type { EntityManager } from '../../kit/db.ts';
 import { isoSql } from '../../kit/read-sql.ts';
 import { SqlParams, runSql } from '../events/sql.ts';
 import { preparedRows } from '../meters/prepared.ts';
-import type { MetricsInterval } from './limits.ts';
+import { bucketsSql } from './buckets-sql.ts';
+import { ACTIVE_AND_FIGURES, periodsSql, type MetricsQuery } from './periods-sql.ts';
+
+export { bucketsStatement } from './buckets-sql.ts';
+export type { MetricsQuery } from './periods-sql.ts';
 
 export const METRIC_DEFINITIONS = {
   orders: { display_name: 'Orders', type: 'scalar' },
@@ -46,17 +50,6 @@ export const METRIC_SLUGS = Object.keys(METRIC_DEFINITIONS) as MetricSlug[];
 
 export type MetricsPeriod = { timestamp: Date } & Record<MetricSlug, number>;
 
-export interface MetricsQuery {
-  startDate: string;
-  endDate: string;
-  interval: MetricsInterval;
-  timezone: string;
-  organizationIds: string[];
-  productIds?: string[];
-  billingTypes?: ('one_time' | 'recurring')[];
-  customerIds?: string[];
-}
-
 /** Filters shared by the orders and the subscriptions of the statement (`alias` is the scanned table). */
 function filterSql(alias: string, q: MetricsQuery, params: SqlParams): string {
   const where = [`${alias}.organization_id = any(${params.add(q.organizationIds, 'uuid[]')})`];
@@ -70,37 +63,6 @@ function filterSql(alias: string, q: MetricsQuery, params: SqlParams): string {
   }
   return where.join(' and ');
 }
-
-/**
- * The tail both metrics statements share: active subscriptions and MRR as running sums of the
- * `active_deltas` over the `numbered` periods, and every figure per period from `order_figures` and
- * `new_subs` (CTEs each statement defines).
- */
-const ACTIVE_AND_FIGURES = `active as (
-      select p.ts,
-             sum(coalesce(d.n, 0)) over (order by p.k) as active_subscriptions,
-             sum(coalesce(d.m, 0)) over (order by p.k) as monthly_recurring_revenue
-      from numbered p
-      left join active_deltas d on d.k = p.k
-    ),
-    figures as (
-      select p.ts,
-             coalesce(o.orders, 0) as orders,
-             coalesce(o.revenue, 0) as revenue,
-             coalesce(o.average_order_value, 0) as average_order_value,
-             coalesce(o.one_time_products, 0) as one_time_products,
-             coalesce(o.one_time_products_revenue, 0) as one_time_products_revenue,
-             coalesce(n.new_subscriptions, 0) as new_subscriptions,
-             coalesce(o.new_subscriptions_revenue, 0) as new_subscriptions_revenue,
-             coalesce(o.renewed_subscriptions, 0) as renewed_subscriptions,
-             coalesce(o.renewed_subscriptions_revenue, 0) as renewed_subscriptions_revenue,
-             a.active_subscriptions,
-             a.monthly_recurring_revenue
-      from numbered p
-      left join order_figures o on o.ts = p.ts
-      left join new_subs n on n.ts = p.ts
-      join active a on a.ts = p.ts
-    )`;
 
 /**
  * The figures, from the 15-minute aggregates the order and subscription triggers keep (see
@@ -120,33 +82,6 @@ export async function computeMetrics(em: EntityManager, q: MetricsQuery): Promis
 export function bucketsAnswer(q: MetricsQuery): boolean {
   return (q.customerIds?.length ?? 0) <= 1 && (q.productIds?.length ?? 0) <= 1 && new Set(q.billingTypes ?? []).size !== 1;
 }
-
-/**
- * The periods (ts, p_start, p_end). Hours step through absolute time (a local series would repeat
- * or skip an hour at DST changes); days and longer step through local calendar time, so a day is
- * always the local day.
- */
-function periodsSql(q: MetricsQuery, params: SqlParams): string {
-  const tz = params.add(q.timezone, 'text');
-  // The unit is a whitelisted literal (the zod enum), never user text.
-  const unit = `'${q.interval}'`;
-  const step = `interval '1 ${q.interval}'`;
-  const start = params.add(q.startDate, 'date');
-  const end = params.add(q.endDate, 'date');
-  return q.interval === 'hour'
-    ? `select ts, date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} as p_start,
-              date_trunc('hour', ts at time zone ${tz}) at time zone ${tz} + interval '1 hour' as p_end
-       from generate_series(${start}::timestamp at time zone ${tz},
-                            (${end}::timestamp + interval '1 day' - interval '1 microsecond') at time zone ${tz},
-                            interval '1 hour') as ts`
-    : `select local_ts at time zone ${tz} as ts,
-              date_trunc(${unit}, local_ts) at time zone ${tz} as p_start,
-              (date_trunc(${unit}, local_ts) + ${step}) at time zone ${tz} as p_end
-       from generate_series(${start}::timestamp, ${end}::timestamp + interval '1 day' - interval '1 microsecond', ${step}) as local_ts`;
-}
-
-/** Period class of the aggregates: its gaps are clamped beyond the longest period of the interval. */
-const BUCKET_CLASS: Record<MetricsInterval, number> = { hour: 0, day: 0, week: 1, month: 2, year: 3 };
 
 /**
  * One statement over metrics_order_buckets and metrics_subscription_buckets (quarter-hour bucket
@@ -181,112 +116,6 @@ export async function metricsPeriodsJsonFromBuckets(em: EntityManager, q: Metric
     from (${bucketsSql(q, params)}) x`;
   const rows = await preparedRows<{ aligned: boolean; body: string | null }>(em, sql, params.values);
   return rows[0]?.aligned && rows[0].body !== null ? rows[0].body : null;
-}
-
-/** The statement of `computeMetricsFromBuckets` (its text varies with the interval and which filters are given, never with values). */
-function bucketsSql(q: MetricsQuery, params: SqlParams): string {
-  const periods = periodsSql(q, params);
-  const orgs = params.add(q.organizationIds, 'uuid[]');
-  const product = q.productIds?.length ? params.add(q.productIds[0], 'uuid') : null;
-  const customer = q.customerIds?.length ? params.add(q.customerIds[0], 'uuid') : null;
-  const productOf = (alias: string) =>
-    (product ? ` and ${alias}.product_id = ${product}` : '') + (customer ? ` and ${alias}.customer_id = ${customer}` : '');
-  const orderBuckets = customer ? 'metrics_customer_order_buckets' : 'metrics_order_buckets';
-  const subscriptionBuckets = customer ? 'metrics_customer_subscription_buckets' : 'metrics_subscription_buckets';
-  const renewGap = product ? 'renew_gap_product' : 'renew_gap_org';
-  return `
-    with periods as (${periods}),
-    numbered as (
-      select ts, p_start, p_end, row_number() over (order by ts) as k,
-             extract(epoch from p_start) as ps_s, extract(epoch from p_end) as pe_s
-      from periods
-    ),
-    bounds as (
-      select min(p_start) as lo, max(p_end) as hi,
-             array_agg(p_start order by p_start) as starts, array_agg(p_end order by p_end) as ends,
-             bool_and(ps_s % 900 = 0 and pe_s % 900 = 0) as aligned,
-             (min(ps_s) / 900)::int as lo_b, (max(pe_s) / 900)::int as hi_b,
-             array_agg((ps_s / 900)::int order by ps_s) as starts_b, array_agg((pe_s / 900)::int order by pe_s) as ends_b
-      from numbered
-    ),
-    buckets as (
-      select (n.ps_s / 900)::int as ps, (n.pe_s / 900)::int as pe, n.*
-      from numbered n
-    ),
-    order_rows as (
-      select r.bucket, r.kind, r.start_gap, r.${renewGap} as renew_gap, r.n, r.net,
-             b.starts_b[width_bucket(r.bucket, b.starts_b)] as p_key
-      from bounds b
-      join ${orderBuckets} r on r.organization_id = any(${orgs}) and r.class = ${BUCKET_CLASS[q.interval]}
-        and r.bucket >= b.lo_b and r.bucket < b.hi_b${productOf('r')}
-      where b.aligned
-    ),
-    order_figures as (
-      select p.ts,
-             sum(r.n) as orders,
-             sum(r.net) as revenue,
-             ceil(sum(r.net)::numeric / sum(r.n)::numeric) as average_order_value,
-             sum(r.n) filter (where r.kind = 0) as one_time_products,
-             sum(r.net) filter (where r.kind = 0) as one_time_products_revenue,
-             sum(r.net) filter (where r.kind = 1 and r.start_gap <= r.bucket - p.ps and r.start_gap > r.bucket - p.pe) as new_subscriptions_revenue,
-             sum(r.n) filter (where r.kind = 1 and r.renew_gap > r.bucket - p.ps) as renewed_subscriptions,
-             sum(r.net) filter (where r.kind = 1 and r.start_gap > r.bucket - p.ps) as renewed_subscriptions_revenue
-      from buckets p
-      join order_rows r on r.p_key = p.ps and r.bucket < p.pe
-      group by p.ts
-    ),
-    sub_rows as (
-      select s.bucket, s.started_n, s.started_mrr, s.ended_n, s.ended_mrr,
-             width_bucket(s.bucket, b.ends_b) + 1 as k_started, width_bucket(s.bucket, b.starts_b) + 1 as k_ended,
-             b.starts_b[width_bucket(s.bucket, b.starts_b)] as p_key
-      from bounds b
-      join ${subscriptionBuckets} s on s.organization_id = any(${orgs}) and s.bucket < b.hi_b${productOf('s')}
-      where b.aligned
-    ),
-    odd_subs as (
-      select s.started_at, s.ended_at,
-             case when s.recurring_interval = 'year' then round(s.amount::numeric / 12) else s.amount end as mrr,
-             width_bucket(s.started_at, b.ends) as started_before,
-             width_bucket(s.ended_at, b.starts) as ended_before,
-             b.starts[width_bucket(s.started_at, b.starts)] as p_key
-      from subscriptions s
-      cross join bounds b
-      where s.organization_id = any(${orgs})${productOf('s')} and s.ended_at < s.started_at
-        and s.started_at < b.hi and s.ended_at >= b.lo and b.aligned
-    ),
-    new_subs as (
-      select ts, sum(n) as new_subscriptions
-      from (
-        select p.ts, sr.started_n as n
-        from buckets p
-        join sub_rows sr on sr.p_key = p.ps and sr.bucket < p.pe and sr.started_n <> 0
-        union all
-        select p.ts, 1
-        from numbered p
-        join odd_subs os on os.p_key = p.p_start and os.started_at < p.p_end
-      ) st
-      group by ts
-    ),
-    active_deltas as (
-      select k, sum(n) as n, sum(m) as m
-      from (
-        select k_started as k, started_n as n, started_mrr as m from sub_rows
-        union all
-        select k_ended, -ended_n, -ended_mrr from sub_rows
-        union all
-        select started_before + 1, 1, mrr from odd_subs
-        union all
-        select greatest(started_before, ended_before) + 1, -1, -mrr from odd_subs
-      ) d
-      group by k
-    ),
-    ${ACTIVE_AND_FIGURES}
-    select f.ts, orders, revenue, sum(revenue) over (order by f.ts) as cumulative_revenue, average_order_value,
-           one_time_products, one_time_products_revenue, new_subscriptions, new_subscriptions_revenue,
-           renewed_subscriptions, renewed_subscriptions_revenue, active_subscriptions, monthly_recurring_revenue,
-           (select aligned from bounds) as aligned
-    from figures f
-    order by f.ts`;
 }
 
 function toPeriod(row: Record<string, unknown>): MetricsPeriod {
