@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmFastPathStats, setConfirmFastPath } from '../../api/src/modules/checkouts/confirm-fast.ts';
+import { confirmCommitSqlStats } from '../../api/src/modules/checkouts/confirm-commit-sql.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { createProduct } from '../checkouts/helpers.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
@@ -59,7 +60,7 @@ async function written(checkoutId: string) {
   const customers = await em.execute(`select * from customers where id = ?`, [checkout.customer_id]);
   const sessions = await em.execute(`select customer_id, checkout_id, expires_at > now() as live from customer_sessions where checkout_id = ?`, [checkoutId]);
   const attempts = await em.execute(`select idempotency_key, request, status, charge_id from checkout_charge_attempts where checkout_id = ? order by created_at`, [checkoutId]);
-  const starts = await em.execute(`select workflow_type, workflow_id, task_queue, args from workflow_starts where workflow_id like ?`, [`%${checkoutId}%`]);
+  const starts = await em.execute(`select workflow_type, workflow_id, task_queue, args, metadata from workflow_starts where workflow_id like ?`, [`%${checkoutId}%`]);
   const redemptions = await em.execute(`select discount_id from discount_redemptions where checkout_id = ?`, [checkoutId]);
   // What the confirm request emitted (the fulfilment's later events are the worker's and not compared).
   const events = await em.execute(
@@ -78,8 +79,8 @@ interface Case {
   product: Record<string, unknown>;
   create?: Record<string, unknown>;
   body: (email: string) => Record<string, unknown>;
-  /** A customer with the buyer's e-mail exists before the confirmation. */
-  existingCustomer?: boolean;
+  /** A customer with the buyer's e-mail exists before the confirmation (with these fields). */
+  existingCustomer?: boolean | Record<string, unknown>;
   status?: number;
 }
 
@@ -94,6 +95,18 @@ const cases: Case[] = [
     product: { prices: fixed(700) },
     existingCustomer: true,
     body: (e) => ({ ...buyer(e), confirmation_token_id: 'tok_mastercard' }),
+  },
+  {
+    name: 'a buyer who is already a customer with a name and an address',
+    product: { prices: fixed(800) },
+    existingCustomer: { name: 'Known Name', billing_address: { country: 'FR', city: 'Lyon' } },
+    body: (e) => ({ ...buyer(e), confirmation_token_id: 'tok_visa' }),
+  },
+  {
+    name: 'a subscription for a buyer who is already a customer',
+    product: { prices: [{ amount_type: 'fixed', price_amount: 1100, price_currency: 'usd' }], recurring_interval: 'month' },
+    existingCustomer: true,
+    body: (e) => ({ ...buyer(e), confirmation_token_id: 'tok_visa' }),
   },
   {
     name: 'a subscription',
@@ -114,14 +127,22 @@ const cases: Case[] = [
 async function run(c: Case, productId: string, fast: boolean) {
   const email = `fast-${randomUUID().slice(0, 8)}@example.com`;
   if (c.existingCustomer) {
-    const made = await call(srv.url, s.token, 'POST', '/v1/customers/', { email, metadata: { tier: 'gold' } });
+    const fields = typeof c.existingCustomer === 'object' ? c.existingCustomer : {};
+    const made = await call(srv.url, s.token, 'POST', '/v1/customers/', { email, metadata: { tier: 'gold' }, ...fields });
     expect(made.status).toBe(201);
   }
   const checkout = await newCheckout(srv, s, productId, c.create ?? {});
   setConfirmFastPath(fast);
   const before = confirmFastPathStats.used;
+  const commitsBefore = confirmCommitSqlStats.used;
   const res = await confirmRaw(srv, checkout.client_secret, c.body(email)).finally(() => setConfirmFastPath(true));
-  return { status: res.status, body: masked(res.body), rows: await written(checkout.id), fastUsed: confirmFastPathStats.used - before };
+  return {
+    status: res.status,
+    body: masked(res.body),
+    rows: await written(checkout.id),
+    fastUsed: confirmFastPathStats.used - before,
+    commitSqlUsed: confirmCommitSqlStats.used - commitsBefore,
+  };
 }
 
 describe('the confirmation: common path and ORM path on identical input', () => {
@@ -133,6 +154,9 @@ describe('the confirmation: common path and ORM path on identical input', () => 
       expect(orm.status).toBe(c.status ?? 200);
       expect(orm.fastUsed).toBe(0);
       expect(common.fastUsed).toBe(1);
+      // Step 3 as one statement (confirm-commit-sql.ts) on the common path when the confirmation commits.
+      expect(orm.commitSqlUsed).toBe(0);
+      expect(common.commitSqlUsed).toBe(orm.status === 200 ? 1 : 0);
       expect(common.status).toBe(orm.status);
       expect(common.body).toEqual(orm.body);
       expect(common.rows).toEqual(orm.rows);

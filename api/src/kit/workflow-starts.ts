@@ -74,17 +74,27 @@ export function startWorkflow<K extends WorkflowName>(
   spec: WorkflowStartSpec<K>,
 ): void {
   const row = tx.create(WorkflowStart, { ...spec, metadata: spec.metadata ?? null, startedAt: null });
-  after(async () => {
-    try {
-      // The write has committed: if Temporal does not answer soon (restarting, unreachable), answer the
-      // caller and leave the start to the sweeper instead of retrying for the client's ~20 s.
-      await deps.temporal.connection.withDeadline(Date.now() + FAST_START_DEADLINE_MS, () => startWorkflowNow(deps.temporal, spec));
-      markStarted(deps, row.id);
-    } catch (err) {
-      // Committed already: the sweeper starts it later, so the caller still gets its answer.
-      deps.log.warn({ err, workflowId: spec.workflowId }, 'workflow start deferred to the sweeper');
-    }
-  });
+  after(() => startRecorded(deps, row.id, spec));
+}
+
+/**
+ * The fast path of a start whose `workflow_starts` row (`id`) has committed: start now, then mark the
+ * row started. For writes that record the row in plain SQL; `startWorkflow` registers this after commit.
+ */
+export async function startRecorded<K extends WorkflowName>(
+  deps: { orm: { em: EntityManager }; temporal: Client; log: Logger },
+  id: string,
+  spec: WorkflowStartSpec<K>,
+): Promise<void> {
+  try {
+    // The write has committed: if Temporal does not answer soon (restarting, unreachable), answer the
+    // caller and leave the start to the sweeper instead of retrying for the client's ~20 s.
+    await deps.temporal.connection.withDeadline(Date.now() + FAST_START_DEADLINE_MS, () => startWorkflowNow(deps.temporal, spec));
+    markStarted(deps, id);
+  } catch (err) {
+    // Committed already: the sweeper starts it later, so the caller still gets its answer.
+    deps.log.warn({ err, workflowId: spec.workflowId }, 'workflow start deferred to the sweeper');
+  }
 }
 
 /** How long the fast path waits for Temporal to take a start before it leaves it to the sweeper. */

@@ -21,6 +21,10 @@ import { Product, ProductPrice } from '../products/entities.ts';
 import { Checkout } from './entities.ts';
 import type { CheckoutConfirm } from './schemas.ts';
 import { CHECKOUT_SECRET_PREFIX, updateCheckout } from './service.ts';
+import { knownTaxRates } from '../pricing/terms.ts';
+import { productJsonSql } from '../products/read-sql.ts';
+import type { ProductRead } from '../products/schemas.ts';
+import type { CheckoutProductsRead } from './schemas.ts';
 import { assertNoActiveSubscription, requireConfirmFields } from './buyer.ts';
 
 type Json = Record<string, unknown>;
@@ -35,6 +39,11 @@ interface Row {
   has_fields: boolean;
   product_ids: string[];
   by_email: Json | null;
+  by_email_version: string | null;
+  version: string;
+  tx_version: string;
+  tax_rates: Record<string, number>;
+  product_json: ProductRead;
 }
 
 /** Off: every confirmation takes the ORM path (the equivalence test compares both). */
@@ -50,8 +59,14 @@ export const confirmFastPathStats = { used: 0 };
 export interface FastPrepared {
   checkout: Checkout;
   customer: Customer | null;
+  /** The customer row's version (`xmin`) as read. */
+  customerVersion: string | null;
   changed: boolean;
   productIds: string[];
+  /** The checkout row's version (`xmin`) once this transaction commits: step 3's write is guarded by it (confirm-commit-sql.ts). */
+  version: string;
+  /** The read models of the checkout's one product, read with the row. */
+  products: CheckoutProductsRead;
 }
 
 /** The buyer's change touches only fields the rows answer (no product, price, amount, discount code or custom field data). */
@@ -81,14 +96,22 @@ export async function prepareCommon(tx: EntityManager, clientSecret: string, inp
               (select to_jsonb(cu) from customers cu
                 where cu.organization_id = c.organization_id and cu.deleted_at is null
                   and cu.email = case when ?::boolean then ? else c.customer_email end
-                limit 1) as by_email
+                limit 1) as by_email,
+              (select cu.xmin::text from customers cu
+                where cu.organization_id = c.organization_id and cu.deleted_at is null
+                  and cu.email = case when ?::boolean then ? else c.customer_email end
+                limit 1) as by_email_version,
+              c.xmin::text as version,
+              (pg_current_xact_id()::text::bigint % 4294967296)::text as tx_version,
+              coalesce((select jsonb_object_agg(t.country, t.basis_points) from tax_rates t where t.organization_id = c.organization_id), '{}') as tax_rates,
+              ${productJsonSql('c.product_id')} as product_json
          from checkouts c
          join products p on p.id = c.product_id
          join product_prices pp on pp.id = c.product_price_id
          join organizations o on o.id = c.organization_id
         where c.client_secret = ?
         for update of c nowait`,
-      [input.customer_email !== undefined, input.customer_email ?? null, clientSecret],
+      [input.customer_email !== undefined, input.customer_email ?? null, input.customer_email !== undefined, input.customer_email ?? null, clientSecret],
     );
   } catch (err) {
     if (isLockNotAvailable(err)) throw ResourceAlreadyExists('This checkout is already being confirmed.');
@@ -125,6 +148,8 @@ export async function prepareCommon(tx: EntityManager, clientSecret: string, inp
   product.attachedCustomFields.hydrate([]);
   checkout.products.hydrate([product]);
   const customer = r.by_email ? tx.map(Customer, r.by_email) : null;
+  // The rate of the buyer's country comes from the rows above (the recompute below asks for it).
+  knownTaxRates(tx, checkout.organization.id, r.tax_rates);
 
   const { confirmation_token_id: tokenId, ...update } = input;
   const modifiedBefore = checkout.modifiedAt?.getTime() ?? null;
@@ -132,10 +157,15 @@ export async function prepareCommon(tx: EntityManager, clientSecret: string, inp
   requireConfirmFields(checkout, tokenId);
   await assertNoActiveSubscription(tx, checkout, customer);
   await tx.flush();
+  const changed = (checkout.modifiedAt?.getTime() ?? null) !== modifiedBefore;
   return {
     checkout,
     customer,
-    changed: (checkout.modifiedAt?.getTime() ?? null) !== modifiedBefore,
+    customerVersion: r.by_email_version,
+    changed,
     productIds: r.product_ids,
+    // The flush wrote the row (its modified_at moved) in this transaction, whose id becomes its xmin.
+    version: changed ? r.tx_version : r.version,
+    products: { products: [r.product_json], product: r.product_json },
   };
 }

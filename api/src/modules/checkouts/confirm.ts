@@ -27,7 +27,6 @@
  * customer with the buyer's email, else a new one; a unique violation while creating it (another
  * checkout created the same customer meanwhile) retries step 3 once, then refunds.
  */
-import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
@@ -39,10 +38,9 @@ import { emitCustomerEvent } from '../customers/service.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
 import { Order } from '../orders/entities.ts';
 import type { PaymentProcessor } from '../payments/index.ts';
-import { PaymentError, ProcessorError, type ProcessorPaymentMethod } from '../payments/processor.ts';
 import { emitEvent } from '../webhooks/outbox.ts';
 import { redeemTrial, TrialAlreadyRedeemed, trialLostAtConfirm } from '../trials/index.ts';
-import { Checkout, DiscountRedemption, type ChargeRequest } from './entities.ts';
+import { Checkout, DiscountRedemption } from './entities.ts';
 import { effectiveStatus, serializeCheckout, serializeCheckoutWithProducts, type CheckoutConfirm, type CheckoutProductsRead } from './schemas.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
 import { ensureCheckoutRules } from './loaded.ts';
@@ -53,6 +51,9 @@ import { chargeKey, refundUnfulfilledCharge, settleAttempt } from './charge-atte
 import { releaseRedemption, reserveRedemption } from './redemptions.ts';
 import { prepareCommon, type FastPrepared } from './confirm-fast.ts';
 import { withoutTrial } from './without-trial.ts';
+import { charge, type Charged, type ChargeInput } from './confirm-charge.ts';
+import { commitCommon, type ConfirmStart } from './confirm-commit-sql.ts';
+import { startWorkflow } from '../../kit/workflow-starts.ts';
 
 
 // The schemas live in schemas.ts (no service imports) so the routes can load whatever imports this file first.
@@ -90,20 +91,9 @@ export interface ConfirmDeps {
 }
 
 /** What step 1 hands to the charge and to step 3. */
-interface Prepared {
+interface Prepared extends ChargeInput {
   changed: boolean;
-  checkoutId: string;
-  tokenId: string | null;
-  email: string;
-  name: string | null;
-  processorCustomerId: string | null;
-  totalAmount: number | null;
-  currency: string | null;
-  paymentRequired: boolean;
-  setupRequired: boolean;
-  recurring: boolean;
   discountId: string | null;
-  chargeAttempt: number;
   /** Step 1 found the buyer's customer (else step 3 creates one). */
   customerFound: boolean;
   /**
@@ -111,6 +101,8 @@ interface Prepared {
    * only the to-one rows that path mapped (product, price, organization), not the rules' graph.
    */
   productIds: string[] | null;
+  /** What the common path read (confirm-fast.ts): step 3 may then be one statement (confirm-commit-sql.ts). */
+  fast: FastPrepared | null;
 }
 
 /** What step 1 of the common path hands on. */
@@ -132,6 +124,7 @@ function preparedCommon(f: FastPrepared, input: CheckoutConfirm): Prepared {
     chargeAttempt: c.chargeAttempt,
     customerFound: f.customer != null,
     productIds: f.productIds,
+    fast: f,
   };
 }
 
@@ -174,61 +167,9 @@ async function prepare(em: EntityManager, clientSecret: string, input: CheckoutC
       chargeAttempt: c.chargeAttempt,
       customerFound: customer != null,
       productIds: null,
+      fast: null,
     };
   });
-}
-
-interface Charged {
-  processorCustomerId: string | null;
-  chargeId: string | null;
-  savedMethod: ProcessorPaymentMethod | null;
-}
-
-/** Step 2: the processor calls, holding no database connection of the caller's pool. */
-async function charge(em: EntityManager, processor: PaymentProcessor, p: Prepared): Promise<Charged> {
-  if (!p.paymentRequired && !p.setupRequired) return { processorCustomerId: p.processorCustomerId, chargeId: null, savedMethod: null };
-  try {
-    const processorCustomerId =
-      p.processorCustomerId ??
-      (await processor.createCustomer({ email: p.email, name: p.name, idempotencyKey: `checkout:${p.checkoutId}:customer:${p.email}` })).id;
-    if (p.paymentRequired) {
-      const request: ChargeRequest = {
-        amount: p.totalAmount!,
-        currency: p.currency!,
-        confirmationTokenId: p.tokenId!,
-        processorCustomerId,
-        savePaymentMethod: p.recurring,
-        idempotencyKey: chargeKey(p.checkoutId, p.tokenId!, p.chargeAttempt),
-        metadata: { checkout_id: p.checkoutId },
-      };
-      // Written before the call: should this process die before the outcome is recorded, the sweeper
-      // finds the attempt pending and settles it (settleAbandonedCharges). A retry with the same key
-      // keeps the first row.
-      await em
-        .fork()
-        .execute(
-          `insert into "checkout_charge_attempts" ("id", "checkout_id", "idempotency_key", "request", "status", "created_at")
-           values (?, ?, ?, ?::jsonb, 'pending', now()) on conflict ("idempotency_key") do nothing`,
-          [randomUUID(), p.checkoutId, request.idempotencyKey, JSON.stringify(request)],
-        );
-      const result = await processor.confirmPayment(request);
-      if (result.status === 'declined') {
-        await settleAttempt(em.fork(), request.idempotencyKey, 'declined', result.chargeId);
-        throw PaymentError(result.message);
-      }
-      return { processorCustomerId, chargeId: result.chargeId, savedMethod: p.recurring ? result.paymentMethod : null };
-    }
-    const result = await processor.setupPaymentMethod({
-      confirmationTokenId: p.tokenId!,
-      processorCustomerId,
-      idempotencyKey: `checkout:${p.checkoutId}:setup:${p.tokenId}`,
-    });
-    if (result.status === 'declined') throw PaymentError(result.message);
-    return { processorCustomerId, chargeId: null, savedMethod: result.paymentMethod };
-  } catch (err) {
-    if (err instanceof ProcessorError) throw PaymentError(err.message);
-    throw err;
-  }
 }
 
 /** A confirmed checkout, its products' read models, the customer session token (shown once) and the customer it created. */
@@ -249,19 +190,24 @@ class Abort extends Error {
   }
 }
 
+type InCommit = (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void;
+
 /**
  * Confirms the checkout (see the file comment). `inCommit` runs inside step 3's transaction with the
  * confirmed checkout, e.g. to record the fulfilment workflow start; `after` callbacks it registers
- * run once that transaction committed. Returns the confirmed checkout and the customer session token
- * (shown once).
+ * run once that transaction committed. Given as the workflow start itself (`ConfirmStart`), step 3 of
+ * the common checkout may be one statement (confirm-commit-sql.ts). Returns the confirmed checkout and
+ * the customer session token (shown once).
  */
 export async function confirmCheckout(
   em: EntityManager,
   deps: ConfirmDeps,
   clientSecret: string,
   input: CheckoutConfirm,
-  inCommit: (tx: EntityManager, c: Checkout, after: (fn: () => Promise<unknown>) => void) => void = () => {},
+  commit: InCommit | ConfirmStart = () => {},
 ): Promise<Confirmed> {
+  const start = typeof commit === 'function' ? null : commit;
+  const inCommit: InCommit = start ? (tx, c, after) => startWorkflow(tx, after, start.deps, start.workflow(c)) : (commit as InCommit);
   const p = await prepare(em, clientSecret, input).catch(async (err: unknown) => {
     if (err instanceof ApiError && err.error === 'TrialAlreadyRedeemed') {
       // The buyer's changes (their email: whose trial it was) are kept with the recomputed checkout.
@@ -291,6 +237,14 @@ export async function confirmCheckout(
   // second attempt finds it. Should it happen again, the charge is refunded rather than left behind.
   for (let attempt = 1; ; attempt++) {
     try {
+      if (attempt === 1 && start && p.fast) {
+        const f = p.fast;
+        const attemptKey = charged.chargeId && p.tokenId ? chargeKey(p.checkoutId, p.tokenId, p.chargeAttempt) : null;
+        const done = await commitCommon(em, deps.cfg.PUBLIC_URL, { ...f, ...charged, attemptKey }, start);
+        if (done && done !== 'raced') return done;
+        // Another checkout created the buyer's customer meanwhile: the ORM path looks it up (its second attempt).
+        if (done === 'raced') attempt++;
+      }
       return await commitConfirmation(em, deps, p, charged, inCommit, attempt === 1);
     } catch (err) {
       const raced = err instanceof UniqueConstraintViolationException;

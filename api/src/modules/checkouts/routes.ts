@@ -2,12 +2,12 @@
  * /v1/checkouts: the seller's create, list, read and update (`checkouts:read|write`), and the
  * buyer's read and update by client secret (no credentials: the secret is a capability URL).
  * The buyer's confirmation (`POST /v1/checkouts/client/{client_secret}/confirm`) charges and hands
- * the rest to the `checkout-confirm:<id>` workflow (confirm.ts).
+ * the rest to the `checkout-confirm:<id>` workflow (confirm.ts), whose start it records with the
+ * confirmation and makes right after it.
  */
 import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
 import { inTransaction } from '../../kit/db.ts';
-import { startWorkflow } from '../../kit/workflow-starts.ts';
 import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
@@ -165,9 +165,9 @@ export const routes: RouteSpec[] = [
     body: checkoutConfirmSchema,
     response: checkoutConfirmedSchema,
     async handler({ params, body, em, deps }) {
-      // The fulfilment workflow start is recorded in the confirming transaction (durable) and made right after it.
-      const { checkout: c, products, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, (tx, checkout, after) =>
-        startWorkflow(tx, after, deps, {
+      const { checkout: c, products, customerSessionToken } = await confirmCheckout(em, deps, params.client_secret, body, {
+        deps,
+        workflow: (checkout) => ({
           workflowType: 'checkoutConfirmWorkflow',
           taskQueue: deps.cfg.TEMPORAL_TASK_QUEUE,
           workflowId: checkoutConfirmWorkflowId(checkout.id),
@@ -183,7 +183,7 @@ export const routes: RouteSpec[] = [
             recurringInterval: checkout.product.recurringInterval ?? null,
           }),
         }),
-      );
+      });
       return { ...serializeCheckoutPublicWithProducts(c, deps.cfg.PUBLIC_URL, products), customer_session_token: customerSessionToken };
     },
   }),

@@ -13,9 +13,19 @@ export function discountDuration(d: Discount): DiscountDuration {
   return d.duration === 'repeating' ? { duration: 'repeating', durationInMonths: d.durationInMonths ?? 1 } : { duration: d.duration as 'once' | 'forever' };
 }
 
+/** Tax rates a caller already read for an organization in `em`'s transaction (`knownTaxRates`), by upper-case country. */
+const known = new WeakMap<EntityManager, { organizationId: string; rates: Record<string, number> }>();
+
+/** Records every tax rate of the organization, read in `em`'s transaction with other rows: `taxBasisPoints` then asks nothing. */
+export function knownTaxRates(em: EntityManager, organizationId: string, rates: Record<string, number>): void {
+  known.set(em, { organizationId, rates });
+}
+
 /** The organization's tax rate for `country` in basis points (0 when none is configured or the country is unknown). */
 export async function taxBasisPoints(em: EntityManager, organizationId: string, country: string | null | undefined): Promise<number> {
   if (!country) return 0;
+  const k = known.get(em);
+  if (k?.organizationId === organizationId) return k.rates[country.toUpperCase()] ?? 0;
   const rate = await em.findOne(TaxRate, { organization: organizationId, country: country.toUpperCase() });
   return rate?.basisPoints ?? 0;
 }
