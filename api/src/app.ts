@@ -29,6 +29,7 @@ import { publicCors } from './kit/cors.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './kit/unavailable.ts';
 import { lockConflict } from './kit/lock-conflicts.ts';
 import { mountMetrics } from './kit/metrics.ts';
+import { ingestBodyReader } from './modules/events/streamed.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const VERSION = '0.1.0';
@@ -56,6 +57,9 @@ export function requestListener(deps: Deps, app: express.Express): http.RequestL
  * lengths, percent-encoded, still reaches validation (a 422 naming the field), not a bare 431.
  */
 const MAX_HEADER_BYTES = 64 * 1024;
+
+/** JSON request bodies up to 1 MiB. */
+const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * A client gets 20 s to send its headers and 30 s for its whole request (slow senders do not hold
@@ -117,15 +121,20 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
   });
 
   // Keep the raw bytes too: signed webhook bodies must be verified exactly as received.
+  // The event ingest route's body is read as it arrives (events/streamed.ts), through this parser when it must be.
   app.use(
-    express.json({
-      limit: '1mb',
-      verify: (req, _res, buf) => {
-        (req as unknown as { rawBody: Buffer }).rawBody = buf;
-        // Refused before JSON.parse: a deeply nested value would overflow validators and serializers.
-        if (jsonDepthExceeds(buf)) throw new JsonTooDeep();
-      },
-    }),
+    ingestBodyReader(
+      express.json({
+        limit: JSON_BODY_LIMIT,
+        verify: (req, _res, buf) => {
+          (req as unknown as { rawBody: Buffer }).rawBody = buf;
+          // Refused before JSON.parse: a deeply nested value would overflow validators and serializers.
+          if (jsonDepthExceeds(buf)) throw new JsonTooDeep();
+        },
+      }),
+      JSON_BODY_LIMIT,
+      Math.max(1, Math.floor(deps.cfg.DATABASE_POOL_MAX / 4)),
+    ),
   );
   app.use(passport.initialize());
 

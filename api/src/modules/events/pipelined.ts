@@ -30,7 +30,7 @@ const SLICE_BYTES = 32 * 1024;
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Whether an accepted event holds text PostgreSQL cannot store (its other strings are checked ASCII). */
-function unstorable(e: EventCreate): boolean {
+export function unstorable(e: EventCreate): boolean {
   if (isUnstorable(e.name)) return true;
   if (e.external_customer_id !== undefined && isUnstorable(e.external_customer_id)) return true;
   const m = e.metadata;

@@ -11,6 +11,7 @@ import { eventListSchema, eventSchema, eventsIngestRequestSchema, eventsIngestRe
 import { customerFor, getEvent, ingestEvents, listEvents } from './service.ts';
 import { metadataQueryOf } from './sql.ts';
 import { ingestPlainBatch } from './pipelined.ts';
+import { commitStreamedIngest } from './streamed.ts';
 
 const datetime = isoDateTime().transform((v) => new Date(v));
 
@@ -25,7 +26,10 @@ export const routes = [
     handlerChecksBody: true,
     response: eventsIngestResponseSchema,
     async handler({ req, principal, em }) {
-      // A plain batch is checked while its rows are written; any other body gets the usual checks and answers.
+      // A batch read as it arrived commits here; a plain batch is checked while its rows are written;
+      // any other body gets the usual checks and answers.
+      const streamed = await commitStreamedIngest(req);
+      if (streamed !== null) return { inserted: streamed };
       const inserted = await ingestPlainBatch(em, principal, req.body);
       if (inserted !== null) return { inserted };
       return { inserted: await ingestEvents(em, principal, checkedBody(req, eventsIngestRequestSchema).events) };
