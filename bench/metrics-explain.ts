@@ -5,13 +5,18 @@
  * periods in UTC; then each statement run `--runs` times on one connection with its backend's CPU
  * per run.
  *
- *   npx tsx bench/metrics-explain.ts --database <kept database> [--runs 50]
+ *   npx tsx bench/metrics-explain.ts --database <kept database> [--runs 50] [--compare] [--kolkata]
+ *
+ * `--compare`: the one customer's answer from the aggregates against the one from the rows
+ * (`--compare-all`: all customers' too, minutes at 10 M orders). `--kolkata`: periods in Asia/Kolkata.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
-import { bucketsStatement, type MetricsQuery } from '../api/src/modules/metrics/service.ts';
+import { initOrm } from '../api/src/kit/db.ts';
+import { allEntities } from '../api/src/modules/entities.ts';
+import { bucketsStatement, computeMetricsFromBuckets, computeMetricsFromRows, type MetricsQuery } from '../api/src/modules/metrics/service.ts';
 import { arg } from './common.ts';
 
 const i = process.argv.indexOf('--database');
@@ -61,8 +66,17 @@ try {
       walls.push(performance.now() - t);
     }
     walls.sort((a, b) => a - b);
+    if (process.argv.includes('--compare-all') || (process.argv.includes('--compare') && q.customerIds)) {
+      const orm = await initOrm({ DATABASE_URL: url.toString(), DATABASE_POOL_MAX: 2 } as never, allEntities);
+      const t = performance.now();
+      const rows = await computeMetricsFromRows(orm.em.fork(), q);
+      const rowsMs = performance.now() - t;
+      const same = JSON.stringify(await computeMetricsFromBuckets(orm.em.fork(), q)) === JSON.stringify(rows);
+      console.log(`${label}: answers ${same ? 'identical to' : 'DIFFER from'} the rows' (rows: ${rowsMs.toFixed(0)} ms, ${rows.reduce((n, p) => n + p.orders, 0)} orders)`);
+      await orm.close();
+    }
     console.log(
-      `${label}: ${RUNS} runs prepared, p50 ${walls[Math.floor(RUNS / 2)]!.toFixed(1)} ms, backend CPU ${((cpuMs(pid) - before) / RUNS).toFixed(2)} ms/run (load ${load()})`,
+      `${label}: ${RUNS} runs prepared, p50 / p95 / p99 ${[0.5, 0.95, 0.99].map((p) => walls[Math.min(RUNS - 1, Math.floor(p * RUNS))]!.toFixed(1)).join(' / ')} ms, backend CPU ${((cpuMs(pid) - before) / RUNS).toFixed(2)} ms/run (load ${load()})`,
     );
   }
 } finally {
