@@ -26,7 +26,7 @@ const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
 
 /** Runs `sql` (`?` placeholders) and returns its rows. */
-async function query<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+export async function query<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
   const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<Pool> }).getNativeClient();
   let n = 0;

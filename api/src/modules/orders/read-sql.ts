@@ -7,37 +7,70 @@
  */
 import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import { billingAddressJsonSql, customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
+import { mediaPublicUrlPrefix } from '../products/media.ts';
 import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
 import { discountBaseJsonSql, subscriptionBaseJsonSql } from '../subscriptions/read-sql.ts';
 import type { OrderListQuery } from './list.ts';
 
-function buildOrderJsonSql(product: string): string {
-  const created = isoSql('o.created_at');
-  const modified = isoSql('o.modified_at');
-  return `(select json_build_object('id', o.id, 'created_at', ${created}, 'modified_at', ${modified},
+const created = isoSql('o.created_at');
+const modified = isoSql('o.modified_at');
+
+/** The order row `o`'s own keys and values up to `checkout_id`, for a `json_build_object`. */
+const HEAD = `'id', o.id, 'created_at', ${created}, 'modified_at', ${modified},
       'metadata', o.metadata, 'custom_field_data', o.custom_field_data, 'status', o.status, 'paid', o.status <> 'pending',
       'subtotal_amount', o.subtotal_amount, 'discount_amount', o.discount_amount, 'net_amount', o.net_amount, 'amount', o.net_amount,
       'tax_amount', o.tax_amount, 'total_amount', o.total_amount, 'refunded_amount', o.refunded_amount,
       'refunded_tax_amount', o.refunded_tax_amount, 'currency', o.currency, 'billing_reason', o.billing_reason,
       'billing_address', ${billingAddressJsonSql('o.billing_address')},
       'customer_id', o.customer_id, 'product_id', o.product_id, 'product_price_id', o.product_price_id,
-      'discount_id', o.discount_id, 'subscription_id', o.subscription_id, 'checkout_id', o.checkout_id,
-      'customer', ${customerJsonSql('c')}, 'user_id', o.customer_id, 'user', ${userJsonSql('c')},
-      'product', ${product}, 'product_price', ${priceJsonSql('pp', 'p')},
-      'discount', ${discountBaseJsonSql('d')}, 'subscription', ${subscriptionBaseJsonSql('s')},
-      'items', case when o.lines is null or jsonb_typeof(o.lines) <> 'array'
+      'discount_id', o.discount_id, 'subscription_id', o.subscription_id, 'checkout_id', o.checkout_id`;
+
+/** The order's `items`: its lines, or one line for the whole order. */
+const ITEMS = `case when o.lines is null or jsonb_typeof(o.lines) <> 'array'
         then json_build_array(json_build_object('id', o.id, 'created_at', ${created}, 'modified_at', ${modified}, 'label', p.name,
           'amount', o.net_amount, 'tax_amount', o.tax_amount, 'proration', false, 'product_price_id', o.product_price_id))
         else coalesce((select json_agg(json_build_object('id', l->'id', 'created_at', ${created}, 'modified_at', ${modified},
           'label', l->'label', 'amount', l->'amount', 'tax_amount', l->'taxAmount', 'proration', l->'proration',
-          'product_price_id', l->'productPriceId') order by i) from jsonb_array_elements(o.lines) with ordinality e(l, i)), '[]'::json) end)
-    from orders o join customers c on c.id = o.customer_id join products p on p.id = o.product_id
+          'product_price_id', l->'productPriceId') order by i) from jsonb_array_elements(o.lines) with ordinality e(l, i)), '[]'::json) end`;
+
+const FROM = `orders o join customers c on c.id = o.customer_id join products p on p.id = o.product_id
       join product_prices pp on pp.id = o.product_price_id left join discounts d on d.id = o.discount_id
-      left join subscriptions s on s.id = o.subscription_id
-    where o.id = $ID)`;
+      left join subscriptions s on s.id = o.subscription_id`;
+
+/** The order row `o`'s JSON over `FROM`'s rows, the product given as an SQL expression. */
+function orderObjectSql(product: string): string {
+  return `json_build_object(${HEAD},
+      'customer', ${customerJsonSql('c')}, 'user_id', o.customer_id, 'user', ${userJsonSql('c')},
+      'product', ${product}, 'product_price', ${priceJsonSql('pp', 'p')},
+      'discount', ${discountBaseJsonSql('d')}, 'subscription', ${subscriptionBaseJsonSql('s')},
+      'items', ${ITEMS})`;
 }
+
+function buildOrderJsonSql(product: string): string {
+  return `(select ${orderObjectSql(product)} from ${FROM} where o.id = $ID)`;
+}
+
+/**
+ * The row versions of everything an order's JSON is built from (the order, its customer, product,
+ * price, discount, subscription, the product's stored read model and a metered price's meter): any
+ * committed write to one of them changes this text.
+ */
+const VERSION = `concat(o.xmin, ':', c.xmin, ':', p.xmin, ':', pp.xmin, ':', d.xmin, ':', s.xmin, ':', r.xmin, ':', mt.xmin)`;
+const VERSIONED_FROM = `${FROM} left join product_read_models r on r.product_id = o.product_id left join meters mt on mt.id = pp.meter_id`;
+
+/** A whole order's JSON (media URLs in place) kept by its `VERSION`. */
+const orderFragment: FragmentKind = {
+  name: 'order',
+  build: () => `select o.id::text as id, ${VERSION} as v, ${withMediaUrls(`${orderObjectSql('r.json')}::text`)} as j
+    from ${VERSIONED_FROM} where o.id = any(?::uuid[])`,
+  variant: mediaPublicUrlPrefix,
+};
+
+/** The version of the order whose id is `idExpr` (`splicedPage`). */
+const orderVersionSql = (idExpr: string) => `(select ${VERSION} from ${VERSIONED_FROM} where o.id = ${idExpr})`;
 
 let itemSql: string | undefined;
 /**
@@ -97,7 +130,7 @@ export function listOrdersJson(em: EntityManager, organizationIds: string[], q: 
   }
   if (product.length) where.push(`x.product_id in (select p.id from products p where ${product.join(' and ')})`);
   const sort = q.sorting.map((s) => ({ expr: SORT[s.replace(/^-/, '')] ?? 'x.created_at', dir: s.startsWith('-') ? 'desc' : 'asc' }));
-  return jsonPage(
+  return splicedPage(
     em,
     {
       matched: `select x.id${sort.map((c, i) => `, ${c.expr} as s${i}`).join('')} from orders x where ${where.join(' and ')}`,
@@ -105,6 +138,8 @@ export function listOrdersJson(em: EntityManager, organizationIds: string[], q: 
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item: orderJsonSql,
       text: withMediaUrls,
+      kind: orderFragment,
+      version: orderVersionSql,
     },
     page,
   );

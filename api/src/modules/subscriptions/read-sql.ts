@@ -7,8 +7,10 @@
  */
 import { containsPattern, type EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import { customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
+import { mediaPublicUrlPrefix } from '../products/media.ts';
 import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES } from './entities.ts';
 
@@ -54,14 +56,38 @@ function subscriptionJsonSql(idExpr: string): string {
   return itemSql.replace('$ID', () => idExpr);
 }
 
-function buildSubscriptionJsonSql(product: string): string {
-  return `(select json_build_object(${subscriptionBaseFields('s')},
+const FROM = `subscriptions s join customers c on c.id = s.customer_id join products p on p.id = s.product_id
+      join product_prices pp on pp.id = s.price_id left join discounts d on d.id = s.discount_id`;
+
+/** The subscription row `s`'s JSON over `FROM`'s rows, the product given as an SQL expression. */
+function subscriptionObjectSql(product: string): string {
+  return `json_build_object(${subscriptionBaseFields('s')},
       'customer', ${customerJsonSql('c')}, 'user', ${userJsonSql('c')}, 'product', ${product},
-      'price', ${priceJsonSql('pp', 'p')}, 'discount', ${discountBaseJsonSql('d')})
-    from subscriptions s join customers c on c.id = s.customer_id join products p on p.id = s.product_id
-      join product_prices pp on pp.id = s.price_id left join discounts d on d.id = s.discount_id
-    where s.id = $ID)`;
+      'price', ${priceJsonSql('pp', 'p')}, 'discount', ${discountBaseJsonSql('d')})`;
 }
+
+function buildSubscriptionJsonSql(product: string): string {
+  return `(select ${subscriptionObjectSql(product)} from ${FROM} where s.id = $ID)`;
+}
+
+/**
+ * The row versions of everything a subscription's JSON is built from (the subscription, its customer,
+ * product, price, discount, the product's stored read model and a metered price's meter): any
+ * committed write to one of them changes this text.
+ */
+const VERSION = `concat(s.xmin, ':', c.xmin, ':', p.xmin, ':', pp.xmin, ':', d.xmin, ':', r.xmin, ':', mt.xmin)`;
+const VERSIONED_FROM = `${FROM} left join product_read_models r on r.product_id = s.product_id left join meters mt on mt.id = pp.meter_id`;
+
+/** A whole subscription's JSON (media URLs in place) kept by its `VERSION`. */
+const subscriptionFragment: FragmentKind = {
+  name: 'subscription',
+  build: () => `select s.id::text as id, ${VERSION} as v, ${withMediaUrls(`${subscriptionObjectSql('r.json')}::text`)} as j
+    from ${VERSIONED_FROM} where s.id = any(?::uuid[])`,
+  variant: mediaPublicUrlPrefix,
+};
+
+/** The version of the subscription whose id is `idExpr` (`splicedPage`). */
+const subscriptionVersionSql = (idExpr: string) => `(select ${VERSION} from ${VERSIONED_FROM} where s.id = ${idExpr})`;
 
 export interface SubscriptionListFilters {
   organizationIds: string[];
@@ -101,7 +127,7 @@ export function listSubscriptionsJson(em: EntityManager, f: SubscriptionListFilt
     where.push(f.active ? active : `not (${active})`);
   }
   const sort = sorting.map((s) => ({ expr: SORT[s.replace(/^-/, '')] ?? 'x.created_at', dir: s.startsWith('-') ? 'desc' : 'asc' }));
-  return jsonPage(
+  return splicedPage(
     em,
     {
       matched: `select x.id${sort.map((c, i) => `, ${c.expr} as s${i}`).join('')} from subscriptions x where ${where.join(' and ')}`,
@@ -109,6 +135,8 @@ export function listSubscriptionsJson(em: EntityManager, f: SubscriptionListFilt
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item: subscriptionJsonSql,
       text: withMediaUrls,
+      kind: subscriptionFragment,
+      version: subscriptionVersionSql,
     },
     page,
   );

@@ -1,0 +1,138 @@
+/**
+ * Pages of items built from several rows (an order embeds its customer, product, price, discount and
+ * subscription) without rebuilding each item's JSON on every read: PostgreSQL returns the page's ids,
+ * each with its version (the row versions, `xmin`, of every row the item is built from, read in the
+ * same statement and snapshot as the page, and the count), and the API joins the items' JSON text
+ * kept by (kind, id, version). Items whose version is not kept are built by one more statement for
+ * those only, and kept if it is the version the page saw; if one changed in between, the full statement
+ * (`jsonPage`) answers.
+ *
+ * Never stale: every read still goes to PostgreSQL and sees every committed write, from this process,
+ * another API process or the worker: a write to any of the item's rows gives that row a new `xmin`
+ * (the writing transaction's id), so the page names a version not kept yet. Only committed versions
+ * are kept (reads inside a transaction, which may see their own uncommitted rows, take the full
+ * statement); a version is used at most `MAX_AGE_MS`, far less than the ~4 billion transactions after
+ * which PostgreSQL could hand out the same transaction id again. The kept texts are per pool (one
+ * database) and bounded by characters, least recently used first out.
+ *
+ * The body is byte for byte the one the full statement builds: the items are its items' text, joined
+ * the way `json_agg` / `json_build_object` write them (`tests/reads/fragments.test.ts`).
+ */
+import type { Pool } from 'pg';
+import type { EntityManager } from './db.ts';
+import { jsonPage, query, RawJson, type JsonPageQuery } from './read-sql.ts';
+import type { Page } from './pagination.ts';
+
+/** How long a kept version is used at most. */
+const MAX_AGE_MS = 10 * 60_000;
+/** Characters kept per pool (about twice as many bytes). */
+const MAX_CHARS = 16 * 1024 * 1024;
+
+/** An embedded record's JSON text by (kind, id, version), least recently used first out. */
+export class FragmentCache {
+  private readonly map = new Map<string, { text: string; at: number }>();
+  private chars = 0;
+  constructor(private readonly maxChars = MAX_CHARS, private readonly maxAgeMs = MAX_AGE_MS) {}
+
+  get(key: string, now: number): string | undefined {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    this.map.delete(key);
+    if (now - hit.at > this.maxAgeMs) {
+      this.chars -= hit.text.length + key.length;
+      return undefined;
+    }
+    this.map.set(key, hit);
+    return hit.text;
+  }
+
+  set(key: string, text: string, now: number): void {
+    const old = this.map.get(key);
+    if (old) {
+      this.map.delete(key);
+      this.chars -= old.text.length + key.length;
+    }
+    const size = text.length + key.length;
+    if (size > this.maxChars) return;
+    this.map.set(key, { text, at: now });
+    this.chars += size;
+    for (const [k, v] of this.map) {
+      if (this.chars <= this.maxChars) break;
+      this.map.delete(k);
+      this.chars -= v.text.length + k.length;
+    }
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+const caches = new WeakMap<Pool, FragmentCache>();
+
+/** The kept fragments of the database behind `em`'s pool. */
+async function cacheOf(em: EntityManager): Promise<FragmentCache> {
+  const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<Pool> }).getNativeClient();
+  let cache = caches.get(pool);
+  if (!cache) caches.set(pool, (cache = new FragmentCache()));
+  return cache;
+}
+
+/** A kind of kept item. */
+export interface FragmentKind {
+  /** Unique among kinds: part of the key. */
+  name: string;
+  /**
+   * `select <id>::text as id, <version> as v, <json>::text as j from ... where <id> = any(?::uuid[])`:
+   * the items' JSON and version (the same expression `SplicedPageQuery.version` reads).
+   */
+  build: () => string;
+  /** Part of the key: whatever `build` depends on besides the rows (a configured media URL). */
+  variant?: () => string;
+}
+
+export interface SplicedPageQuery extends JsonPageQuery {
+  kind: FragmentKind;
+  /**
+   * The item's version given the expression of its id: a text of the row versions (`xmin`) of every
+   * row its JSON is built from, so that any committed write to one of them changes it.
+   */
+  version: (idExpr: string) => string;
+}
+
+/**
+ * One page, as `jsonPage` answers it, each item's JSON kept by (id, version). Inside a transaction, or
+ * when an item changed between the page's statement and the one that built the missing ones, the full
+ * statement answers.
+ */
+export async function splicedPage(em: EntityManager, q: SplicedPageQuery, page: Page): Promise<RawJson> {
+  if (em.isInTransaction()) return jsonPage(em, q, page);
+  const cache = await cacheOf(em);
+  const sql = `with m as not materialized (${q.matched}),
+    pg as (select * from m order by ${q.orderBy} limit ? offset ?),
+    c as (select count(*) as t from m)
+    select json_build_object('total_count', c.t, 'max_page', ceil(c.t / ?::numeric)::int)::text as pagination,
+      m.id::text as id, ${q.version('m.id')} as v
+    from c left join pg m on true
+    order by ${q.orderBy}`;
+  const rows = await query<{ pagination: string; id: string | null; v: string }>(em, sql, [...q.params, page.limit, (page.page - 1) * page.limit, page.limit]);
+  const items = rows[0]!.id === null ? [] : rows;
+  const now = Date.now();
+  const prefix = `${q.kind.name}:${q.kind.variant?.() ?? ''}:`;
+  const texts: (string | undefined)[] = items.map((r) => cache.get(`${prefix}${r.id}:${r.v}`, now));
+  const missing = items.filter((_, n) => texts[n] === undefined);
+  if (missing.length) {
+    const built = await query<{ id: string; v: string; j: string }>(em, q.kind.build(), [missing.map((r) => r.id)]);
+    const byId = new Map(built.map((b) => [b.id, b]));
+    for (let n = 0; n < items.length; n++) {
+      if (texts[n] !== undefined) continue;
+      const r = items[n]!;
+      const b = byId.get(r.id!);
+      // Changed (or gone) since the page's statement: answer from one snapshot.
+      if (!b || b.v !== r.v) return jsonPage(em, q, page);
+      cache.set(`${prefix}${r.id}:${r.v}`, b.j, now);
+      texts[n] = b.j;
+    }
+  }
+  return new RawJson(`{"items" : [${texts.join(', ')}], "pagination" : ${rows[0]!.pagination}}`);
+}

@@ -1,0 +1,203 @@
+/**
+ * Orders and subscriptions lists join items' JSON kept by version, the row versions of every row an
+ * item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
+ * record (customer, product, price, subscription) or the item itself, from this server, a second API server on the same database, or another process
+ * (psql), the list answered over HTTP must be byte for byte the body the full statement builds in a
+ * transaction (which never splices) on the same rows, and show the write.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seller, startTestServer, type TestServer } from '../harness.ts';
+import { Organization } from '../../api/src/modules/organizations/entities.ts';
+import { Customer } from '../../api/src/modules/customers/entities.ts';
+import { Product, ProductPrice } from '../../api/src/modules/products/entities.ts';
+import { Order } from '../../api/src/modules/orders/entities.ts';
+import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
+import { routes as orderRoutes } from '../../api/src/modules/orders/routes.ts';
+import { routes as subscriptionRoutes } from '../../api/src/modules/subscriptions/routes.ts';
+import type { RouteSpec } from '../../api/src/kit/routes.ts';
+import { listOrdersJson } from '../../api/src/modules/orders/read-sql.ts';
+import { listSubscriptionsJson } from '../../api/src/modules/subscriptions/read-sql.ts';
+import type { EntityManager } from '../../api/src/kit/db.ts';
+
+let srv: TestServer;
+let second: TestServer;
+let s: Awaited<ReturnType<typeof seller>>;
+const SCOPES = ['products:read', 'products:write', 'customers:read', 'customers:write', 'orders:read', 'subscriptions:read', 'subscriptions:write'];
+const ids = { customers: [] as string[], products: [] as { id: string; prices: { id: string }[] }[], subscriptions: [] as string[], orders: [] as string[] };
+
+async function call(base: string, path: string, init: { method?: string; body?: unknown } = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${s.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, n, (n * 7) % 1000));
+
+async function seed() {
+  const product = async (body: Record<string, unknown>) => {
+    const r = await call(srv.url, '/v1/products/', { method: 'POST', body });
+    expect(r.status, r.text).toBe(201);
+    return JSON.parse(r.text) as { id: string; prices: { id: string }[] };
+  };
+  const oneTime = await product({ name: 'Book', prices: [{ amount_type: 'fixed', price_amount: 1999, price_currency: 'EUR' }], metadata: { kind: 'book' } });
+  const monthly = await product({ name: 'Monthly', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 900 }] });
+  ids.products.push(oneTime, monthly);
+  const em = srv.deps.orm.em.fork();
+  const org = em.getReference(Organization, s.organization.id);
+  const customer = (n: number, email: string, extra: Partial<Customer> = {}) =>
+    em.create(Customer, { id: randomUUID(), createdAt: at(n), organization: org, email, emailVerified: false, name: null, externalId: null, billingAddress: null, taxId: null, metadata: {}, userId: null, deletedAt: null, processorCustomerId: null, oauthAccounts: null, ...extra });
+  const c = [customer(1, 'ada@example.com', { name: 'Ada', metadata: { tier: 'gold' } }), customer(2, 'bob@example.com'), customer(3, 'cy@example.com', { name: 'Cy' })];
+  const sub = (n: number, cust: Customer, extra: Partial<Subscription> = {}) =>
+    em.create(Subscription, { id: randomUUID(), createdAt: at(n), organization: org, customer: cust, product: em.getReference(Product, monthly.id), price: em.getReference(ProductPrice, monthly.prices[0]!.id), discount: null, checkout: null, amount: 900, currency: 'usd', recurringInterval: 'month', status: 'active', currentPeriodStart: at(n + 1), currentPeriodEnd: at(n + 2), cancelAtPeriodEnd: false, canceledAt: null, startedAt: at(n), endsAt: null, endedAt: null, customerCancellationReason: null, customerCancellationComment: null, paymentMethod: null, pendingProrationAmount: 0, trialStart: null, trialEnd: null, metadata: {}, ...extra });
+  const subs = [sub(10, c[0]!), sub(11, c[1]!, { metadata: { seat: 'b' } })];
+  const order = (n: number, cust: Customer, prod: { id: string; prices: { id: string }[] }, extra: Partial<Order> = {}) =>
+    em.create(Order, { id: randomUUID(), createdAt: at(n), organization: org, customer: cust, product: em.getReference(Product, prod.id), productPrice: em.getReference(ProductPrice, prod.prices[0]!.id), discount: null, subscription: null, checkout: null, status: 'paid', billingReason: 'purchase', subtotalAmount: 1999, discountAmount: 0, netAmount: 1999, taxAmount: 0, totalAmount: 1999, refundedAmount: 0, refundedTaxAmount: 0, currency: 'eur', billingAddress: null, customFieldData: {}, metadata: {}, processorChargeId: null, lines: null, ...extra });
+  const orders = [
+    order(20, c[0]!, oneTime, { metadata: { source: 'web' } }),
+    order(21, c[0]!, monthly, { billingReason: 'subscription_create', subscription: subs[0], currency: 'usd', netAmount: 900, subtotalAmount: 900, totalAmount: 900 }),
+    order(22, c[1]!, monthly, { billingReason: 'subscription_cycle', subscription: subs[1], currency: 'usd', lines: [{ id: randomUUID(), label: 'Monthly', amount: 900, discountAmount: 0, taxAmount: 0, proration: false, productPriceId: monthly.prices[0]!.id }] }),
+    order(23, c[2]!, oneTime),
+  ];
+  await em.flush();
+  ids.customers.push(...c.map((x) => x.id));
+  ids.subscriptions.push(...subs.map((x) => x.id));
+  ids.orders.push(...orders.map((x) => x.id));
+}
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  second = await startTestServer({ worker: false, databaseUrl: srv.databaseUrl });
+  s = await seller(srv.url, SCOPES);
+  await seed();
+}, 120_000);
+
+afterAll(async () => {
+  await second?.close();
+  await srv?.close();
+});
+
+const listRoute = (list: RouteSpec[], path: string) => list.find((r) => r.method === 'get' && r.path === path)!;
+
+/** The full statement's body for the same list: the handler inside a transaction (never spliced). */
+async function fullBody(path: string, query: Record<string, unknown>): Promise<string> {
+  const spec = path === '/v1/orders/' ? listRoute(orderRoutes, path) : listRoute(subscriptionRoutes, path);
+  const parsed = spec.query!.parse(query) as any;
+  const em = srv.deps.orm.em.fork() as EntityManager;
+  const orgIds = [s.organization.id];
+  const out = await em.transactional((tx) =>
+    path === '/v1/orders/'
+      ? listOrdersJson(tx as EntityManager, orgIds, parsed, parsed)
+      : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
+  );
+  return out.text;
+}
+
+const QUERIES: [string, Record<string, string | string[]>][] = [
+  ['', {}],
+  ['?limit=2&page=2', { limit: '2', page: '2' }],
+  ['?sorting=customer', { sorting: ['customer'] }],
+  ['?limit=1&page=99', { limit: '1', page: '99' }],
+];
+
+/** Every list over HTTP (twice: the second read splices kept texts only) equals the full statement's body. */
+async function expectSpliced(base: string = srv.url) {
+  for (const path of ['/v1/orders/', '/v1/subscriptions/']) {
+    for (const [qs, query] of QUERIES) {
+      const full = await fullBody(path, query);
+      for (let n = 0; n < 2; n++) {
+        const r = await call(base, `${path}${qs}`);
+        expect(r.status, r.text).toBe(200);
+        expect(r.text, `${path}${qs}`).toBe(full);
+      }
+    }
+  }
+}
+
+const orders = async (base = srv.url) => (JSON.parse((await call(base, '/v1/orders/?limit=100')).text) as { items: any[] }).items;
+const subscriptions = async (base = srv.url) => (JSON.parse((await call(base, '/v1/subscriptions/?limit=100')).text) as { items: any[] }).items;
+
+describe('orders and subscriptions lists with kept embedded records', () => {
+  it('answer the full statement bytes on a cold and a warm cache', async () => {
+    await expectSpliced();
+    await expectSpliced(second.url);
+    expect((await orders()).map((o) => o.id).sort()).toEqual([...ids.orders].sort());
+  });
+
+  it('show a customer update and delete at once, byte for byte', async () => {
+    await expectSpliced();
+    const id = ids.customers[0]!;
+    const r = await call(srv.url, `/v1/customers/${id}`, { method: 'PATCH', body: { name: 'Ada Lovelace', email: 'ada.l@example.com', metadata: { tier: 'platinum' } } });
+    expect(r.status, r.text).toBe(200);
+    const mine = (await orders()).filter((o) => o.customer_id === id);
+    expect(mine).toHaveLength(2);
+    expect(mine.map((o) => [o.customer.name, o.customer.email, o.customer.metadata, o.user.public_name])).toEqual(mine.map(() => ['Ada Lovelace', 'ada.l@example.com', { tier: 'platinum' }, 'Ada Lovelace']));
+    await expectSpliced();
+    expect((await call(srv.url, `/v1/customers/${ids.customers[2]}`, { method: 'DELETE' })).status).toBe(204);
+    const gone = (await orders()).filter((o) => o.customer_id === ids.customers[2]);
+    expect(gone).toHaveLength(1);
+    expect(gone[0].customer.deleted_at).toEqual(expect.any(String));
+    await expectSpliced();
+  });
+
+  it('show a product update, archive and price change at once, byte for byte', async () => {
+    await expectSpliced();
+    const monthly = ids.products[1]!;
+    expect((await call(srv.url, `/v1/products/${monthly.id}`, { method: 'PATCH', body: { name: 'Monthly Pro', description: 'Now with more' } })).status).toBe(200);
+    let mine = (await subscriptions()).filter((x) => x.product_id === monthly.id);
+    expect(mine.map((x) => x.product.name)).toEqual(['Monthly Pro', 'Monthly Pro']);
+    await expectSpliced();
+    expect((await call(srv.url, `/v1/products/${monthly.id}`, { method: 'PATCH', body: { prices: [{ amount_type: 'fixed', price_amount: 1200 }] } })).status).toBe(200);
+    mine = (await subscriptions()).filter((x) => x.product_id === monthly.id);
+    expect(mine.map((x) => [x.price.is_archived, x.product.prices.map((p: { price_amount: number }) => p.price_amount)])).toEqual([[true, [1200]], [true, [1200]]]);
+    await expectSpliced();
+    expect((await call(srv.url, `/v1/products/${monthly.id}`, { method: 'PATCH', body: { is_archived: true } })).status).toBe(200);
+    const archived = (await orders()).filter((o) => o.product_id === monthly.id);
+    expect(archived.map((o) => o.product.is_archived)).toEqual([true, true]);
+    await expectSpliced();
+  });
+
+  it('show a subscription cancel, renewal and revoke, a refund and an order update at once, byte for byte', async () => {
+    await expectSpliced();
+    const [sub0, sub1] = ids.subscriptions as [string, string];
+    const r = await call(srv.url, `/v1/subscriptions/${sub0}`, { method: 'PATCH', body: { cancel_at_period_end: true } });
+    expect(r.status, r.text).toBe(200);
+    const canceled = (await orders()).filter((o) => o.subscription_id === sub0);
+    expect(canceled.map((o) => o.subscription.cancel_at_period_end)).toEqual([true]);
+    await expectSpliced();
+    // The renewal activity's write: the next period on the row.
+    await srv.deps.orm.em.fork().nativeUpdate(Subscription, { id: sub1 }, { currentPeriodStart: at(100), currentPeriodEnd: at(200) });
+    expect((await orders()).filter((o) => o.subscription_id === sub1).map((o) => o.subscription.current_period_end)).toEqual([at(200).toISOString()]);
+    await expectSpliced();
+    // Revoked: ended now.
+    await srv.deps.orm.em.fork().nativeUpdate(Subscription, { id: sub1 }, { status: 'canceled', canceledAt: at(300), endedAt: at(300), endsAt: at(300) });
+    expect((await subscriptions()).filter((x) => x.id === sub1).map((x) => [x.status, x.ended_at])).toEqual([['canceled', at(300).toISOString()]]);
+    await expectSpliced();
+    // A refund and a metadata update of an order.
+    await srv.deps.orm.em.fork().nativeUpdate(Order, { id: ids.orders[0]! }, { status: 'partially_refunded', refundedAmount: 500, metadata: { source: 'web', note: 'refunded' } });
+    expect((await orders()).filter((o) => o.id === ids.orders[0]).map((o) => [o.status, o.refunded_amount, o.metadata.note])).toEqual([['partially_refunded', 500, 'refunded']]);
+    await expectSpliced();
+  });
+
+  it('shows a write from another API server and from another process on the next read', async () => {
+    await expectSpliced();
+    await expectSpliced(second.url);
+    const id = ids.customers[1]!;
+    const r = await call(second.url, `/v1/customers/${id}`, { method: 'PATCH', body: { name: 'Bob from the second server' } });
+    expect(r.status, r.text).toBe(200);
+    expect((await orders()).filter((o) => o.customer_id === id).map((o) => o.customer.name)).toEqual(['Bob from the second server']);
+    expect((await subscriptions()).filter((x) => x.customer_id === id).map((x) => x.user.public_name)).toEqual(['Bob from the second server']);
+    await expectSpliced();
+    execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', `update customers set name = 'Bob from psql' where id = '${id}'`]);
+    expect((await orders()).filter((o) => o.customer_id === id).map((o) => o.customer.name)).toEqual(['Bob from psql']);
+    expect((await orders(second.url)).filter((o) => o.customer_id === id).map((o) => o.customer.name)).toEqual(['Bob from psql']);
+    execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', `update subscriptions set metadata = '{"seat": "psql"}' where id = '${ids.subscriptions[1]}'`]);
+    expect((await orders()).filter((o) => o.subscription_id === ids.subscriptions[1]).map((o) => o.subscription.metadata)).toEqual([{ seat: 'psql' }]);
+    await expectSpliced();
+    await expectSpliced(second.url);
+  });
+});
