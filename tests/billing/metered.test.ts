@@ -11,11 +11,14 @@ import { cycleStart } from '../../api/src/modules/pricing/index.ts';
 import { SandboxCharge } from '../../api/src/modules/payments/sandbox-entities.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { insertEvents } from '../../api/src/modules/events/service.ts';
+import { PaymentMethod } from '../../api/src/modules/payment-methods/entities.ts';
+import { setSandboxCardOutcome } from '../../api/src/modules/payments/sandbox.ts';
 import { SUBSCRIPTION_UPDATES } from '../../workflows/src/ids.ts';
 import { amounts, countTypes, envNow, eventsOf, nextDate, ordersOf, skipTo, startWorkflow, until, type Lifecycle } from '../subscriptions/lifecycle-helpers.ts';
 import { credit, ingest, seedMetered, startBilling } from './helpers.ts';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 let lc: Lifecycle;
 let running: Promise<void>;
 
@@ -186,6 +189,52 @@ describe('metered renewals', () => {
     await ingest(lc, s, new Date(start.getTime() + 2 * HOUR), [100]);
     await skipTo(lc, cycleStart(start, 'month', 1));
     expect(await ordersOf(lc, s.subscriptionId)).toHaveLength(1);
+  });
+
+  it('dunns a declined final usage order after the subscription ended, and it is paid when the card works again', async () => {
+    const start = nextDate(await envNow(lc), 8, 3);
+    await skipTo(lc, new Date(start.getTime() - 2 * HOUR));
+    const s = await seedMetered(lc, { startedAt: start, fixedAmount: 1500, unitAmount: '2', capAmount: null });
+    const handle = await startWorkflow(lc, s.subscriptionId, [2 * DAY, 5 * DAY]);
+    await ingest(lc, s, new Date(start.getTime() + HOUR), [6]);
+    const card = await lc.deps.orm.em.fork().findOneOrFail(PaymentMethod, { customer: s.customerId });
+    expect(await setSandboxCardOutcome(lc.deps.orm.em.fork(), card.processorId, 'charge_fails')).toBe(true);
+    await skipTo(lc, new Date(start.getTime() + 3 * HOUR));
+    const revokedAt = await envNow(lc);
+    await handle.executeUpdate(SUBSCRIPTION_UPDATES.revoke, { args: [{ reason: null, comment: null }] });
+
+    // 6 × 2 = 12, declined: the order stays pending, the subscription stays canceled, the customer is told.
+    const { email } = await lc.deps.orm.em.fork().findOneOrFail(Customer, { id: s.customerId });
+    const mine = () => lc.mails.filter((m) => m.recipient === email);
+    const [order] = await until(async () => {
+      const o = await ordersOf(lc, s.subscriptionId);
+      return o.length === 1 && mine().length === 1 ? o : null;
+    });
+    expect(order).toMatchObject({ status: 'pending', totalAmount: 12 });
+    expect(mine()[0]!.subject).toBe('Payment failed for the final usage of your Usage plan subscription');
+    expect(mine()[0]!.text).toContain('USD 0.12');
+    expect(mine()[0]!.text).toContain('which has ended');
+    expect(mine()[0]!.text).toContain('/portal/');
+    const charges = () => lc.deps.orm.em.fork().find(SandboxCharge, { idempotencyKey: { $like: `order:${order!.id}:%` } }, { orderBy: { createdAt: 'asc' } });
+
+    // First retry two days later: declined again, a second notice.
+    await skipTo(lc, new Date(revokedAt.getTime() + 2 * DAY + HOUR));
+    await until(async () => (await charges()).length === 2 && mine().length === 2);
+    expect((await lc.deps.orm.em.fork().findOneOrFail(Subscription, { id: s.subscriptionId })).status).toBe('canceled');
+
+    // The card works again: the second retry pays the order; the run ends.
+    await setSandboxCardOutcome(lc.deps.orm.em.fork(), card.processorId, 'succeed');
+    await skipTo(lc, new Date(revokedAt.getTime() + 7 * DAY + 2 * HOUR));
+    expect(await handle.result()).toEqual({ outcome: 'ended' });
+    expect((await charges()).map((c) => [c.status, c.amount])).toEqual([
+      ['failed', 12],
+      ['failed', 12],
+      ['succeeded', 12],
+    ]);
+    expect((await ordersOf(lc, s.subscriptionId))[0]).toMatchObject({ status: 'paid', totalAmount: 12 });
+    expect((await lc.deps.orm.em.fork().findOneOrFail(Subscription, { id: s.subscriptionId })).status).toBe('canceled');
+    expect(mine()).toHaveLength(2);
+    expect(countTypes(await eventsOf(lc, s.orgId))).toMatchObject({ 'subscription.revoked': 1, 'order.created': 1, 'order.paid': 1 });
   });
 
   it('revokes a metered subscription without usage without an order', async () => {

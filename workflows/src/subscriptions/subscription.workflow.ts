@@ -14,7 +14,9 @@
  * A declined renewal makes it `past_due` and starts dunning: retries after `dunningDelaysMs` (2, 5, 7
  * and 7 days by default), a mail with a link to update the card after each failure. A retry that
  * succeeds returns it to `active`; exhaustion makes it `unpaid` and revokes the benefits after the
- * organization's grace period.
+ * organization's grace period. The final usage order of a subscription that ended (set to cancel, or
+ * revoked) is charged as it ends; a decline is dunned the same way after the run's end, with no status
+ * change (`patched('final-usage-dunning')`: runs recorded before left it pending).
  *
  * Seller and customer actions arrive as updates (validated, answered). The workflow is the single
  * writer of subscription state: each handler runs one activity that re-checks the rules under the
@@ -39,6 +41,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -102,6 +105,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let ended = false;
   let phase = 'waiting';
   let dunningAttempt = 0;
+  /** A subscription's final usage order whose first charge was declined: dunned once the subscription has ended. */
+  let finalDue: { orderId: string; reason: string | null } | null = null;
   /** What the update rules read (updates.ts): from the last schedule read and the steps since; null before the first read. */
   let state: SubscriptionRuleState | null = null;
   /** An update's validator: refused by its rule on the state held (before the first read, the handler decides). */
@@ -185,8 +190,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         ended = true;
         state!.ended = true;
         showStatus(r.status);
-        // The unfinished period's metered usage: one charge, no dunning (a decline leaves the order pending).
-        if (r.finalOrderId) await acts.chargeSubscriptionOrder.executeWithOptions({ summary: 'Charge the final usage to the saved card (payment processor)' }, [r.finalOrderId, 0]);
+        // The unfinished period's metered usage: charged now; a decline is dunned after the run's end.
+        if (r.finalOrderId) {
+          const c = await acts.chargeSubscriptionOrder.executeWithOptions({ summary: 'Charge the final usage to the saved card (payment processor)' }, [r.finalOrderId, 0]);
+          if (!c.paid) finalDue = { orderId: r.finalOrderId, reason: c.message };
+        }
         await benefits.requestBenefitAction('revoke', r.scope);
         return { subscriptionId: r.subscriptionId, status: r.status };
       }),
@@ -228,18 +236,26 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     },
   );
 
+  /** The dunning notice before retry `attempt` (a retry date), or after the last one (null). */
+  async function mailNotice(orderId: string, attempt: number, nextRetryAt: string | null, reason: string | null): Promise<void> {
+    const mail = await acts.subscriptionDunningMail(orderId, attempt, nextRetryAt, reason);
+    if (!mail) return;
+    if (nextRetryAt) {
+      await notifications.sendNotification.executeWithOptions({ summary: `Mail dunning notice #${attempt} (SMTP)` }, [
+        { dedupeKey: `subscription:${id}:order:${orderId}:dunning:${attempt}`, kind: 'subscription.dunning', ...mail },
+      ]);
+    } else {
+      await notifications.sendNotification({ dedupeKey: `subscription:${id}:order:${orderId}:unpaid`, kind: 'subscription.unpaid', ...mail });
+    }
+  }
+
   /** Dunning for a declined cycle order: answers whether it was paid in the end. */
   async function dun(orderId: string, firstFailure: string | null): Promise<boolean> {
     let reason = firstFailure;
     for (let i = 0; i < delays.length; i++) {
       dunningAttempt = i + 1;
       const nextRetryAt = iso(Date.now() + delays[i]!);
-      const mail = await acts.subscriptionDunningMail(orderId, i + 1, nextRetryAt, reason);
-      if (mail) {
-        await notifications.sendNotification.executeWithOptions({ summary: `Mail dunning notice #${i + 1} (SMTP)` }, [
-          { dedupeKey: `subscription:${id}:order:${orderId}:dunning:${i + 1}`, kind: 'subscription.dunning', ...mail },
-        ]);
-      }
+      await mailNotice(orderId, i + 1, nextRetryAt, reason);
       phase = 'past_due';
       nowDoing(`past due; dunning retry #${i + 1} of ${delays.length} at ${nextRetryAt}`);
       await condition(() => ended, delays[i]!);
@@ -256,9 +272,28 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       }
       reason = r.message;
     }
-    const mail = await acts.subscriptionDunningMail(orderId, delays.length + 1, null, reason);
-    if (mail) await notifications.sendNotification({ dedupeKey: `subscription:${id}:order:${orderId}:unpaid`, kind: 'subscription.unpaid', ...mail });
+    await mailNotice(orderId, delays.length + 1, null, reason);
     return false;
+  }
+
+  /**
+   * Dunning for the declined final usage order of a subscription that has ended: the same notices and
+   * retries, no status change (the subscription stays ended); the order stays pending if none pays.
+   */
+  async function dunFinal(orderId: string, firstFailure: string | null): Promise<void> {
+    let reason = firstFailure;
+    phase = 'final_payment_due';
+    for (let i = 0; i < delays.length; i++) {
+      dunningAttempt = i + 1;
+      const nextRetryAt = iso(Date.now() + delays[i]!);
+      await mailNotice(orderId, i + 1, nextRetryAt, reason);
+      nowDoing(`ended; final usage order \`${orderId}\` declined, retry #${i + 1} of ${delays.length} at ${nextRetryAt}`);
+      await sleep(delays[i]!);
+      const r = await acts.chargeSubscriptionOrder.executeWithOptions({ summary: `Final usage retry #${i + 1}: charge the saved card (payment processor)` }, [orderId, i + 1]);
+      if (r.paid) return;
+      reason = r.message;
+    }
+    await mailNotice(orderId, delays.length + 1, null, reason);
   }
 
   /** The next period's schedule as the last renewal answered it (no read then), with the grace days last read. */
@@ -287,6 +322,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (r.outcome === 'stale') continue;
     if (r.outcome === 'ended') {
       showStatus('canceled');
+      if (r.orderId && !r.paid) finalDue = { orderId: r.orderId, reason: r.message };
       await benefits.requestBenefitAction('revoke', r.scope);
       break;
     }
@@ -328,6 +364,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   phase = 'ended';
   nowDoing('ended');
   await condition(allHandlersFinished);
+  // Runs recorded before 'final-usage-dunning' left a declined final usage order pending.
+  if (finalDue && patched('final-usage-dunning')) {
+    await dunFinal(finalDue.orderId, finalDue.reason);
+    phase = 'ended';
+    nowDoing('ended');
+  }
   log.info('subscription workflow finished', { subscriptionId: id });
   return { outcome: 'ended' };
 }

@@ -37,7 +37,7 @@ export async function renewAndChargeSubscription(
   if (fast) return fast;
   const { result: r, order } = await em.transactional((tx) => renewPeriod(tx, id, expectedPeriodEnd, usage));
   if (r.outcome === 'ended' && order) {
-    // The final usage order of a subscription that ended: one charge; a decline leaves it pending.
+    // The final usage order of a subscription that ended: its first charge (the workflow dunns a decline).
     const c = await chargeOrder(em, processor, order, 0);
     return { ...r, paid: c.paid, message: c.message };
   }
@@ -147,23 +147,33 @@ export async function markUnpaid(tx: EntityManager, id: string, at: Date): Promi
   return scopeOf(s);
 }
 
-/** The dunning mail after a failed charge, with a link to the portal to update the card. */
+/**
+ * The dunning mail after a failed charge, with a link to the portal to update the card. For the final
+ * usage order of a subscription that has ended, the mail says so (nothing is lost by paying late).
+ */
 export async function dunningMail(
   em: EntityManager,
   orderId: string,
   input: { attempt: number; nextRetryAt: string | null; portalUrl: string; reason: string | null },
 ) {
-  const o = await em.findOne(Order, { id: orderId }, { populate: ['customer', 'product', 'organization'] });
+  const o = await em.findOne(Order, { id: orderId }, { populate: ['customer', 'product', 'organization', 'subscription'] });
   if (!o) return null;
   const money = `${o.currency.toUpperCase()} ${(o.totalAmount / 100).toFixed(2)}`;
   const link = `${input.portalUrl.replace(/\/$/, '')}/portal/${o.organization.slug}`;
+  const ended = o.subscription?.endedAt != null;
   const lines = [
-    `We could not charge your card ${money} for your ${o.product.name} subscription with ${o.organization.name}.`,
+    ended
+      ? `We could not charge your card ${money} for the usage of your ${o.product.name} subscription with ${o.organization.name}, which has ended.`
+      : `We could not charge your card ${money} for your ${o.product.name} subscription with ${o.organization.name}.`,
     ...(input.reason ? [`The card was refused: ${input.reason}`] : []),
     '',
     input.nextRetryAt
-      ? `We will try again on ${input.nextRetryAt.slice(0, 10)}. To avoid losing access, update your card:`
-      : 'This was our last attempt: the subscription is now unpaid. To subscribe again, update your card:',
+      ? ended
+        ? `We will try again on ${input.nextRetryAt.slice(0, 10)}. To settle it, update your card:`
+        : `We will try again on ${input.nextRetryAt.slice(0, 10)}. To avoid losing access, update your card:`
+      : ended
+        ? `This was our last attempt: the order stays unpaid. To settle it, update your card and contact ${o.organization.name}:`
+        : 'This was our last attempt: the subscription is now unpaid. To subscribe again, update your card:',
     link,
     '',
     `Order id: ${o.id}`,
@@ -171,9 +181,13 @@ export async function dunningMail(
   return {
     organizationId: o.organization.id,
     recipient: o.customer.email,
-    subject: input.nextRetryAt
-      ? `Payment failed for your ${o.product.name} subscription`
-      : `Your ${o.product.name} subscription is unpaid`,
+    subject: ended
+      ? input.nextRetryAt
+        ? `Payment failed for the final usage of your ${o.product.name} subscription`
+        : `The final usage of your ${o.product.name} subscription is unpaid`
+      : input.nextRetryAt
+        ? `Payment failed for your ${o.product.name} subscription`
+        : `Your ${o.product.name} subscription is unpaid`,
     text: `${lines.join('\n')}\n`,
   };
 }

@@ -159,7 +159,8 @@ export async function subscriptionSchedule(em: EntityManager, id: string): Promi
 }
 
 export type RenewResult =
-  | { outcome: 'ended'; scope: BenefitScopeOut }
+  /** `orderId`: the final usage order to charge (the workflow dunns it if the first charge is declined). */
+  | { outcome: 'ended'; scope: BenefitScopeOut; orderId?: string }
   | {
       outcome: 'charge';
       orderId: string;
@@ -243,19 +244,20 @@ export async function renewPeriod(tx: EntityManager, id: string, expectedPeriodE
     // A retry after the subscription ended here: answer its final usage order, if one is still to charge.
     const o = await tx.findOne(Order, { subscription: s.id, billingReason: 'subscription_cycle', status: 'pending' }, { orderBy: { createdAt: 'desc' } });
     const last = await tx.findOne(MeteredBilling, { subscription: s.id, periodEnd: s.endedAt }, { fields: ['order'] });
-    return { result: { outcome: 'ended', scope: scopeOf(s) }, order: o && last?.order?.id === o.id ? o : null };
+    const final = o && last?.order?.id === o.id ? o : null;
+    return { result: { outcome: 'ended', scope: scopeOf(s), ...(final ? { orderId: final.id } : {}) }, order: final };
   }
   if (s.currentPeriodEnd.toISOString() !== expectedPeriodEnd || !isBillable(s)) return stale;
   const end = s.currentPeriodEnd;
   if (s.cancelAtPeriodEnd) {
-    // The last period's metered usage is billed as it ends (a usage-only order, charged once, no dunning).
+    // The last period's metered usage is billed as it ends (a usage-only order; the workflow dunns a decline).
     const finalOrder = await finalUsageOrder(tx, s, end, usage);
     s.status = 'canceled';
     s.endedAt = end;
     s.endsAt = end;
     await emitSubscription(tx, s, ['subscription.updated', 'subscription.revoked'], true);
     if (finalOrder) await emitOrder(tx, finalOrder, ['order.created']);
-    return { result: { outcome: 'ended', scope: scopeOf(s) }, order: finalOrder };
+    return { result: { outcome: 'ended', scope: scopeOf(s), ...(finalOrder ? { orderId: finalOrder.id } : {}) }, order: finalOrder };
   }
   const startedAt = s.startedAt ?? s.createdAt;
   // Billing is anchored on the day the subscription started, or its trial ended.
