@@ -19,7 +19,8 @@
  *    its hourly rollups after they commit; that CPU is counted too): COPY FROM STDIN of the same rows into the emptied table (the reference),
  *    the same rows COPYed in batches of `--batch`, one transaction each, one at a time (the ceiling for one request in flight), then
  *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
- *    from an empty table. Request bodies and COPY text are built before the clock starts. Besides
+ *    from an empty table. Request bodies and COPY text are built before the clock starts (the COPY
+ *    rows carry ids of the API's scheme, `events/ids.ts`, so both write the same rows). Besides
  *    throughput (load-sensitive; the load average is printed next to it): CPU ms of the API process
  *    and of its PostgreSQL backends per request, SQL statements and transactions per request, and at
  *    one in flight where a request's wall time goes (bench/ingest-timeline.ts, from the proxy).
@@ -49,6 +50,7 @@ import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
 import { arg } from './common.ts';
 import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
 import { IngestTimeline } from './ingest-timeline.ts';
+import { timeOrderedId } from '../api/src/modules/events/ids.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const startedAt = Date.now();
@@ -316,7 +318,7 @@ async function main() {
     let chunk = '';
     for (let i = start; i < Math.min(SAMPLE, start + BATCH); i++) {
       const r = row(i, customers);
-      chunk += `${[randomUUID(), now, r.timestamp, r.name, 'user', org.id, r.customer_id, null, JSON.stringify(r.metadata)].map(copyField).join('\t')}\n`;
+      chunk += `${[timeOrderedId(), now, r.timestamp, r.name, 'user', org.id, r.customer_id, null, JSON.stringify(r.metadata)].map(copyField).join('\t')}\n`;
     }
     copyChunks.push(Buffer.from(chunk));
   }

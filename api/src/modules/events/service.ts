@@ -15,7 +15,7 @@ import type { CustomerRow, EventCreate, EventRow } from './schemas.ts';
 import { metadataQuerySql, runSql, SqlParams } from './sql.ts';
 import { scheduleMerge } from '../meters/rollups.ts';
 import { copyField, copyIn, literal } from './copy.ts';
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './ids.ts';
 
 /** Who may ingest where, and the clock the batch is checked against. */
 export interface IngestScope {
@@ -155,7 +155,7 @@ export const eventCopyLine = (
   externalCustomerId: string | null,
   metadata: Metadata | undefined,
 ): string =>
-  `${randomUUID()}\t${created}\t${copyField(timestamp)}\t${copyField(name)}\t${source}\t${organizationId}\t${customerId ?? '\\N'}\t${copyField(
+  `${timeOrderedId()}\t${created}\t${copyField(timestamp)}\t${copyField(name)}\t${source}\t${organizationId}\t${customerId ?? '\\N'}\t${copyField(
     externalCustomerId,
   )}\t${copyField(JSON.stringify(metadata ?? {}))}\n`;
 
