@@ -6,7 +6,9 @@
  *     pool checkout; everything the API does before PostgreSQL hears of the batch)
  *   → PostgreSQL ready for the rows (CopyInResponse: the customer check statement ran)
  *   → last row sent by the API (CopyDone)
- *   → PostgreSQL done (ReadyForQuery: rows written, indexes, commit and its WAL flush)
+ *   → PostgreSQL done (ReadyForQuery: rows written, indexes, commit and its WAL flush; for a body
+ *     read as it arrives, `begin; COPY` then the customer check and commit as a second query: done is
+ *     that query's ReadyForQuery, and "customer check" is only the BEGIN)
  *   → answer received by the client (the API's answer and the client's HTTP).
  * A stage overlaps the next one when the API streams (rows sent while PostgreSQL already writes).
  */
@@ -50,10 +52,14 @@ interface Exchange {
   ready?: number;
   lastRow?: number;
   done?: number;
+  /** The body read as it arrives: `begin; COPY`, then a second query (customer check and commit) ends it. */
+  streamed?: 'copy' | 'copied' | 'committing';
 }
 
 /** The ingest's one simple query: the customer check and the COPY, or the COPY alone. */
 const INGEST_QUERY = /^\s*(select "events_check_customers"|copy "events")/;
+/** The streamed ingest's first query (its customer check and commit follow the rows). */
+const STREAMED_QUERY = /^\s*begin; copy "events"/;
 
 const STAGES = ['API before PostgreSQL', 'customer check', 'rows sent after that', 'PostgreSQL after last row', 'answer to client'] as const;
 
@@ -69,7 +75,10 @@ export class IngestTimeline {
     const client = new MessageSplitter('client', (type, head) => {
       if (!this.enabled) return;
       if (type === 'Q') {
-        if (INGEST_QUERY.test(head.toString('utf8'))) this.open.set(connection, { query: at() });
+        const open = this.open.get(connection);
+        if (open?.streamed === 'copied') open.streamed = 'committing';
+        else if (INGEST_QUERY.test(head.toString('utf8'))) this.open.set(connection, { query: at() });
+        else if (STREAMED_QUERY.test(head.toString('utf8'))) this.open.set(connection, { query: at(), streamed: 'copy' });
       }
       else if (type === 'c' || type === 'f') {
         const e = this.open.get(connection);
@@ -81,6 +90,10 @@ export class IngestTimeline {
       if (!e) return;
       if (type === 'G') e.ready = at();
       else if (type === 'Z') {
+        if (e.streamed === 'copy') {
+          e.streamed = 'copied';
+          return;
+        }
         e.done = at();
         this.open.delete(connection);
         if (e.ready && e.lastRow) this.exchanges.push(e);
