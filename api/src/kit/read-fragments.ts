@@ -20,7 +20,7 @@
  */
 import type { Pool } from 'pg';
 import type { EntityManager } from './db.ts';
-import { jsonPage, query, RawJson, type JsonPageQuery } from './read-sql.ts';
+import { jsonPage, pageBounds, query, RawJson, type JsonPageQuery } from './read-sql.ts';
 import type { Page } from './pagination.ts';
 
 /** How long a kept version is used at most. */
@@ -108,14 +108,15 @@ export interface SplicedPageQuery extends JsonPageQuery {
 export async function splicedPage(em: EntityManager, q: SplicedPageQuery, page: Page): Promise<RawJson> {
   if (em.isInTransaction()) return jsonPage(em, q, page);
   const cache = await cacheOf(em);
+  const bounds = pageBounds(page);
   const sql = `with m as not materialized (${q.matched}),
-    pg as (select * from m order by ${q.orderBy} limit ? offset ?),
+    pg as (select * from m order by ${q.orderBy} ${bounds.sql}),
     c as (select count(*) as t from m)
     select json_build_object('total_count', c.t, 'max_page', ceil(c.t / ?::numeric)::int)::text as pagination,
       m.id::text as id, ${q.version('m.id')} as v
     from c left join pg m on true
     order by ${q.orderBy}`;
-  const rows = await query<{ pagination: string; id: string | null; v: string }>(em, sql, [...q.params, page.limit, (page.page - 1) * page.limit, page.limit]);
+  const rows = await query<{ pagination: string; id: string | null; v: string }>(em, sql, [...q.params, ...bounds.params, page.limit]);
   const items = rows[0]!.id === null ? [] : rows;
   const now = Date.now();
   const prefix = `${q.kind.name}:${q.kind.variant?.() ?? ''}:`;
