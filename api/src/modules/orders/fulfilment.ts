@@ -5,7 +5,9 @@
  * `requestExternalGrants` and `markCheckoutSucceeded` finish a checkout with GitHub / Discord
  * benefits; `compensateCheckout` undoes the charge when the workflow fails for good. Idempotency rests
  * on unique constraints: one order and one subscription per checkout, one payment method per
- * processor id, one grant per (customer, benefit, order | subscription).
+ * processor id, one grant per (customer, benefit, order | subscription). The common checkout (a
+ * one-time product with license-key or custom benefits) is fulfilled in plain SQL first
+ * (fulfilment-sql.ts, the same rows and events); this is the path for everything else and for retries.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '../../kit/db.ts';
