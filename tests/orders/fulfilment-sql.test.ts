@@ -73,7 +73,14 @@ async function written(checkoutIds: string[], customerId: string) {
     out.push({ checkout, orders, grants, keys, events });
   }
   const methods = await em.execute(`select * from payment_methods where customer_id = ? order by created_at`, [customerId]);
-  const states = await em.execute(`select data from outbox_events where type = 'customer.state_changed' and data->>'id' = ? order by seq`, [customerId]);
+  const states = await em.execute<{ data: { granted_benefits: { benefit_type: string; granted_at: string }[] } }[]>(
+    `select data from outbox_events where type = 'customer.state_changed' and data->>'id' = ? order by seq`,
+    [customerId],
+  );
+  // Grants written in the same millisecond are listed by their random ids on either path: compared by type, then time.
+  for (const { data } of states) {
+    data.granted_benefits.sort((a, b) => a.benefit_type.localeCompare(b.benefit_type) || a.granted_at.localeCompare(b.granted_at));
+  }
   return masked({ purchases: out, methods, states });
 }
 
