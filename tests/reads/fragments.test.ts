@@ -131,11 +131,11 @@ describe('orders and subscriptions lists with kept embedded records', () => {
   it('show a customer update and delete at once, byte for byte', async () => {
     await expectSpliced();
     const id = ids.customers[0]!;
-    const r = await call(srv.url, `/v1/customers/${id}`, { method: 'PATCH', body: { name: 'Ada Lovelace', email: 'ada.l@example.com', metadata: { tier: 'platinum' } } });
+    const r = await call(srv.url, `/v1/customers/${id}`, { method: 'PATCH', body: { name: 'Ada Lövelace ✓', email: 'ada.l@example.com', metadata: { tier: 'platinum' } } });
     expect(r.status, r.text).toBe(200);
     const mine = (await orders()).filter((o) => o.customer_id === id);
     expect(mine).toHaveLength(2);
-    expect(mine.map((o) => [o.customer.name, o.customer.email, o.customer.metadata, o.user.public_name])).toEqual(mine.map(() => ['Ada Lovelace', 'ada.l@example.com', { tier: 'platinum' }, 'Ada Lovelace']));
+    expect(mine.map((o) => [o.customer.name, o.customer.email, o.customer.metadata, o.user.public_name])).toEqual(mine.map(() => ['Ada Lövelace ✓', 'ada.l@example.com', { tier: 'platinum' }, 'Ada Lövelace ✓']));
     await expectSpliced();
     expect((await call(srv.url, `/v1/customers/${ids.customers[2]}`, { method: 'DELETE' })).status).toBe(204);
     const gone = (await orders()).filter((o) => o.customer_id === ids.customers[2]);
@@ -164,8 +164,9 @@ describe('orders and subscriptions lists with kept embedded records', () => {
   it('show a subscription cancel, renewal and revoke, a refund and an order update at once, byte for byte', async () => {
     await expectSpliced();
     const [sub0, sub1] = ids.subscriptions as [string, string];
-    const r = await call(srv.url, `/v1/subscriptions/${sub0}`, { method: 'PATCH', body: { cancel_at_period_end: true } });
-    expect(r.status, r.text).toBe(200);
+    // The cancel's write on the row (through the API it is a workflow's, which then ends a past-due
+    // period at its own time: a later write the comparison would race with).
+    await srv.deps.orm.em.fork().nativeUpdate(Subscription, { id: sub0 }, { cancelAtPeriodEnd: true, canceledAt: at(90) });
     const canceled = (await orders()).filter((o) => o.subscription_id === sub0);
     expect(canceled.map((o) => o.subscription.cancel_at_period_end)).toEqual([true]);
     await expectSpliced();

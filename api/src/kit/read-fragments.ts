@@ -13,7 +13,8 @@
  * are kept (reads inside a transaction, which may see their own uncommitted rows, take the full
  * statement); a version is used at most `MAX_AGE_MS`, far less than the ~4 billion transactions after
  * which PostgreSQL could hand out the same transaction id again. The kept texts are per pool (one
- * database) and bounded by characters, least recently used first out.
+ * database) and bounded by bytes, least recently used first out; they are kept and written to the
+ * socket as UTF-8, so a page is not joined or encoded again per request.
  *
  * The body is byte for byte the one the full statement builds: the items are its items' text, joined
  * the way `json_agg` / `json_build_object` write them (`tests/reads/fragments.test.ts`).
@@ -25,16 +26,16 @@ import type { Page } from './pagination.ts';
 
 /** How long a kept version is used at most. */
 const MAX_AGE_MS = 10 * 60_000;
-/** Characters kept per pool (about twice as many bytes). */
-const MAX_CHARS = 16 * 1024 * 1024;
+/** Bytes of UTF-8 kept per pool (keys counted as their length). */
+const MAX_CHARS = 32 * 1024 * 1024;
 
 /** An embedded record's JSON text by (kind, id, version), least recently used first out. */
 export class FragmentCache {
-  private readonly map = new Map<string, { text: string; at: number }>();
+  private readonly map = new Map<string, { text: Buffer; at: number }>();
   private chars = 0;
   constructor(private readonly maxChars = MAX_CHARS, private readonly maxAgeMs = MAX_AGE_MS) {}
 
-  get(key: string, now: number): string | undefined {
+  get(key: string, now: number): Buffer | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     this.map.delete(key);
@@ -46,7 +47,7 @@ export class FragmentCache {
     return hit.text;
   }
 
-  set(key: string, text: string, now: number): void {
+  set(key: string, text: Buffer, now: number): void {
     const old = this.map.get(key);
     if (old) {
       this.map.delete(key);
@@ -69,6 +70,8 @@ export class FragmentCache {
 }
 
 const caches = new WeakMap<Pool, FragmentCache>();
+const ITEMS_OPEN = Buffer.from('{"items" : [');
+const ITEM_SEPARATOR = Buffer.from(', ');
 
 /** The kept fragments of the database behind `em`'s pool. */
 async function cacheOf(em: EntityManager): Promise<FragmentCache> {
@@ -120,7 +123,7 @@ export async function splicedPage(em: EntityManager, q: SplicedPageQuery, page: 
   const items = rows[0]!.id === null ? [] : rows;
   const now = Date.now();
   const prefix = `${q.kind.name}:${q.kind.variant?.() ?? ''}:`;
-  const texts: (string | undefined)[] = items.map((r) => cache.get(`${prefix}${r.id}:${r.v}`, now));
+  const texts: (Buffer | undefined)[] = items.map((r) => cache.get(`${prefix}${r.id}:${r.v}`, now));
   const missing = items.filter((_, n) => texts[n] === undefined);
   if (missing.length) {
     const built = await query<{ id: string; v: string; j: string }>(em, q.kind.build(), [missing.map((r) => r.id)]);
@@ -131,9 +134,17 @@ export async function splicedPage(em: EntityManager, q: SplicedPageQuery, page: 
       const b = byId.get(r.id!);
       // Changed (or gone) since the page's statement: answer from one snapshot.
       if (!b || b.v !== r.v) return jsonPage(em, q, page);
-      cache.set(`${prefix}${r.id}:${r.v}`, b.j, now);
-      texts[n] = b.j;
+      const text = Buffer.from(b.j, 'utf8');
+      cache.set(`${prefix}${r.id}:${r.v}`, text, now);
+      texts[n] = text;
     }
   }
-  return new RawJson(`{"items" : [${texts.join(', ')}], "pagination" : ${rows[0]!.pagination}}`);
+  // The body as UTF-8 chunks: the kept items are written as they are, not joined or encoded again.
+  const chunks: Buffer[] = [ITEMS_OPEN];
+  for (let n = 0; n < texts.length; n++) {
+    if (n) chunks.push(ITEM_SEPARATOR);
+    chunks.push(texts[n]!);
+  }
+  chunks.push(Buffer.from(`], "pagination" : ${rows[0]!.pagination}}`, 'utf8'));
+  return new RawJson(chunks);
 }

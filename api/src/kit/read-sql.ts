@@ -40,9 +40,26 @@ export async function query<T>(em: EntityManager, sql: string, params: unknown[]
   return res.rows as T[];
 }
 
-/** A response body that is already JSON text; `mount` (kit/routes.ts) sends it unchanged. */
+/**
+ * A response body that is already JSON text; `mount` (kit/routes.ts) sends it unchanged. Either one
+ * text, or UTF-8 chunks (kept items) written to the socket as they are, without joining or encoding
+ * them again per request.
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  private body: string | Buffer[];
+  constructor(body: string | Buffer[]) {
+    this.body = body;
+  }
+
+  get text(): string {
+    if (typeof this.body !== 'string') this.body = Buffer.concat(this.body).toString('utf8');
+    return this.body;
+  }
+
+  /** The chunks, or null for a text body. */
+  get chunks(): Buffer[] | null {
+    return typeof this.body === 'string' ? null : this.body;
+  }
 }
 
 /**
@@ -52,11 +69,28 @@ export class RawJson {
  * (a page of orders is 66-660 KB) made the API's heap collect its old generation every few hundred
  * requests. No ETag (the app has them off) and no body for HEAD, as `res.send`.
  */
-export function sendRawJson(req: Request, res: Response, status: number, text: string): void {
+export function sendRawJson(req: Request, res: Response, status: number, body: string | RawJson): void {
   res.status(status).type('application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
-  if (req.method === 'HEAD') res.end();
-  else res.end(text, 'utf8');
+  const chunks = typeof body === 'string' ? null : body.chunks;
+  if (!chunks) {
+    const text = typeof body === 'string' ? body : body.text;
+    res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
+    if (req.method === 'HEAD') res.end();
+    else res.end(text, 'utf8');
+    return;
+  }
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  res.setHeader('Content-Length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  // One writev for the headers and every chunk.
+  res.cork();
+  for (const c of chunks) res.write(c);
+  res.end();
+  res.uncork();
 }
 
 /** A text value as an SQL string literal (standard_conforming_strings: only `'` is special). */

@@ -94,7 +94,7 @@ export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): v
       if (res.headersSent) return;
       const status = spec.status ?? 200;
       if (status === 204) res.status(204).end();
-      else if (result instanceof RawJson) sendRawJson(req, res, status, result.text);
+      else if (result instanceof RawJson) sendRawJson(req, res, status, result);
       else res.status(status).json(result);
     });
   }
