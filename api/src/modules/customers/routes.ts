@@ -6,9 +6,9 @@ import type { Request } from 'express';
 import { z } from 'zod/v4';
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from '../../kit/errors.ts';
 import { paginationQuery, sortingQuery } from '../../kit/pagination.ts';
-import type { AuthRequirement, Principal } from '../../kit/principals.ts';
+import type { AuthRequirement } from '../../kit/principals.ts';
 import { route, type RouteSpec } from '../../kit/routes.ts';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { inTransaction } from '../../kit/db.ts';
 import { queryList } from '../../kit/validation.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { resolveWriteOrganization, scopedOrganizationIds, visibleOrganizationIds } from '../organizations/scope.ts';
@@ -23,10 +23,9 @@ import {
 } from './schemas.ts';
 import {
   createCustomerWithEvent,
-  customerState,
   deleteVisibleCustomer,
-  getVisibleCustomer,
   updateVisibleCustomer,
+  visibleCustomerState,
   type CustomerLookup,
 } from './service.ts';
 
@@ -57,7 +56,6 @@ function metadataFilters(req: Request): [string, string[]][] {
 }
 
 function lookupRoutes(base: string, lookup: (params: Record<string, string>) => CustomerLookup, params: z.ZodType): RouteSpec[] {
-  const find = (em: EntityManager, principal: Principal, p: Record<string, string>) => getVisibleCustomer(em, principal, lookup(p));
   return [
     route({
       method: 'get',
@@ -68,8 +66,7 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       params,
       response: customerStateSchema,
       async handler({ params: p, principal, em }) {
-        const c = await find(em, principal, p as Record<string, string>);
-        return { ...serializeCustomer(c), ...(await customerState(em, c)) };
+        return visibleCustomerState(em, principal, lookup(p as Record<string, string>));
       },
     }),
     route({

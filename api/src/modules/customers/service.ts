@@ -14,6 +14,8 @@ import { databaseNow, meteredPrices, quoteUsage } from '../usage/service.ts';
 import { Subscription } from '../subscriptions/entities.ts';
 import { serializeStateSubscription } from '../subscriptions/schemas.ts';
 import { serializeCustomer, type CustomerCreate, type CustomerUpdate } from './schemas.ts';
+import { customerJsonSql } from './read-sql.ts';
+import { isoSql } from '../../kit/read-sql.ts';
 
 const EMAIL_TAKEN = 'A customer with this email address already exists.';
 const EXTERNAL_ID_TAKEN = 'A customer with this external ID already exists.';
@@ -225,4 +227,40 @@ export async function customerState(em: EntityManager, customer: Customer): Prom
 export async function emitCustomerStateChanged(tx: EntityManager, organizationId: string, customer: Customer): Promise<void> {
   await tx.execute(`select 1 from "customers" where "id" = ? for no key update`, [customer.id]);
   emitEvent(tx, organizationId, 'customer.state_changed', { ...serializeCustomer(customer), ...(await customerState(tx, customer)) });
+}
+
+/** Off: `GET …/state` always takes the ORM path (the equivalence test compares both). */
+let stateSql = true;
+export function setCustomerStateSql(on: boolean): void {
+  stateSql = on;
+}
+
+/**
+ * `GET /v1/customers/{id}/state` (or by external id) for a visible customer: with no active
+ * subscription, one statement answers the customer's read model (`customerJsonSql`) and its granted
+ * benefits, the JSON `customerState` builds; with one (their meters need the usage quotes), the ORM
+ * path. 404 when the customer is not visible. tests/checkouts/customer-state-sql.test.ts compares both.
+ */
+export async function visibleCustomerState(em: EntityManager, principal: Principal, by: CustomerLookup): Promise<Record<string, unknown>> {
+  if (stateSql) {
+    const orgIds = await visibleOrganizationIds(em, principal);
+    if (!orgIds.length) throw ResourceNotFound('Customer not found');
+    const [r] = await em.execute<{ customer: Record<string, unknown>; subscribed: boolean; grants: Record<string, unknown>[] }[]>(
+      `select ${customerJsonSql('c')} as customer,
+              exists (select 1 from subscriptions s where s.customer_id = c.id and s.status = 'active') as subscribed,
+              coalesce((select json_agg(json_build_object('id', g.id, 'created_at', ${isoSql('g.created_at')},
+                  'modified_at', ${isoSql('g.modified_at')}, 'granted_at', ${isoSql('g.granted_at')}, 'benefit_id', b.id,
+                  'benefit_type', b.type, 'properties', g.properties) order by g.granted_at, g.id)
+                from benefit_grants g join benefits b on b.id = g.benefit_id
+               where g.customer_id = c.id and g.granted_at is not null and g.revoked_at is null and b.deleted_at is null), '[]'::json) as grants
+         from customers c
+        where c.${'id' in by ? 'id' : 'external_id'} = ? and c.organization_id in (${orgIds.map(() => '?').join(', ')}) and c.deleted_at is null
+        order by c.created_at asc limit 1`,
+      ['id' in by ? by.id : by.externalId, ...orgIds],
+    );
+    if (!r) throw ResourceNotFound('Customer not found');
+    if (!r.subscribed) return { ...r.customer, active_meters: [], active_subscriptions: [], granted_benefits: r.grants };
+  }
+  const c = await getVisibleCustomer(em, principal, by);
+  return { ...serializeCustomer(c), ...(await customerState(em, c)) };
 }
