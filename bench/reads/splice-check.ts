@@ -5,7 +5,7 @@
  * the full statement (inside one) must be the same bytes; then the CPU of this process and of the
  * PostgreSQL backends per page, each way, cold and with the fragments kept:
  *
- *   npx tsx bench/reads/splice-check.ts [--runs 200]
+ *   npx tsx bench/reads/splice-check.ts [--runs 200]      (GENERIC=1: its connection forces generic plans, plan_cache_mode)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
