@@ -2,8 +2,10 @@
  * The confirmation's step 1 (confirm.ts `prepare`) for the common checkout, with one statement instead
  * of the ORM's lock, populate and lookups: the checkout's row locked `FOR UPDATE OF c NOWAIT` (only the
  * checkout's row: tests/unit/row-locks.test.ts) read with its product, price and organization, whether
- * an order exists, the held redemption, the organization's customer with the buyer's email and the
- * checkout's product list. The rows become entities of the transaction (`em.map`), and the same rules
+ * an order exists, the held redemption, the organization's customer with the buyer's email, the
+ * checkout's product list, the organization's tax rates (`knownTaxRates`: the recompute asks no
+ * query), the product's read model and the row versions step 3's statement is guarded by
+ * (confirm-commit-sql.ts). The rows become entities of the transaction (`em.map`), and the same rules
  * run on them as on the ORM path (`updateCheckout`, `requireConfirmFields`, `assertNoActiveSubscription`);
  * the checkout's change is written by the same flush.
  *
