@@ -8,12 +8,13 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** The bytes of JSON's structure that a byte scanner of JSON text looks for. */
+export const OPEN_BRACE = 0x7b;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACE = 0x7d;
+export const CLOSE_BRACKET = 0x5d;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
 
 /** Whether a JSON text nests objects/arrays deeper than `max` (scans the bytes; strings are skipped). */
 export function jsonDepthExceeds(buf: Uint8Array, max = MAX_JSON_DEPTH): boolean {

@@ -7,15 +7,10 @@
  * deeper value, bytes after the closing brace, a byte-order mark) makes it answer `false`, and the
  * caller leaves the body to the ordinary parser: the scanner never decides that a body is invalid.
  */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../../kit/input-guards.ts';
 
 const WS = new Uint8Array(256);
 for (const b of [0x20, 0x09, 0x0a, 0x0d]) WS[b] = 1;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 const KEY = Buffer.from('events');
