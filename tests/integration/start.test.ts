@@ -41,7 +41,7 @@ describe('npm start orchestration', () => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
     const deadline = Date.now() + 120_000;
     while (!out.includes('Press Ctrl-C to stop.') && Date.now() < deadline && child.exitCode === null) {
