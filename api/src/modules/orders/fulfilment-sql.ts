@@ -12,14 +12,15 @@
  * benefits, share-locked as on the ORM path); the customer locked (`FOR NO KEY UPDATE`, as
  * `emitCustomerStateChanged` and `savePaymentMethod` do); the customer's state and payment methods, read
  * after that lock; one write of the payment method, order, license keys, grants, the checkout
- * `succeeded` and the outbox events (data-modifying CTEs); COMMIT. The rows read become entities of a
- * fork that is never flushed (`em.map`), so the events come from the same serializers as on the ORM path.
+ * `succeeded` and the outbox events (data-modifying CTEs); COMMIT. The rows read become plain objects of
+ * their entities' shape (plain-rows.ts, no ORM), so the events come from the same serializers as on the
+ * ORM path.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { EntityManager } from '../../kit/db.ts';
 import { Benefit } from '../benefits/entities.ts';
-import { BenefitGrant, serializeBenefitGrant } from '../benefits/grants.ts';
+import { serializeBenefitGrant, type BenefitGrant } from '../benefits/grants.ts';
 import { serializeBenefit } from '../benefits/schemas.ts';
 import { Checkout } from '../checkouts/entities.ts';
 import { serializeCheckoutWithProducts } from '../checkouts/schemas.ts';
@@ -32,7 +33,8 @@ import { Product, ProductPrice } from '../products/entities.ts';
 import { productJsonSql } from '../products/read-sql.ts';
 import type { ProductRead } from '../products/schemas.ts';
 import type { WebhookEventType } from '../webhooks/outbox.ts';
-import { Order } from './entities.ts';
+import type { Order } from './entities.ts';
+import { plainOf } from './plain-rows.ts';
 import { receiptOf, type Receipt } from './receipt.ts';
 import { serializeOrderWithProduct } from './schemas.ts';
 
@@ -182,7 +184,7 @@ export async function fulfilCheckoutInSql(
   try {
     await client.query('begin');
     open = true;
-    const result = await fulfilIn(em.fork(), client, checkoutId, opts);
+    const result = await fulfilIn(em, client, checkoutId, opts);
     opts.beforeCommit?.();
     await client.query('commit');
     open = false;
@@ -232,47 +234,43 @@ async function fulfilIn(
   // The state of a customer with an active subscription carries its read model and meters: the ORM path builds it.
   if (!s || s.has_subscriptions) throw new NotCommon();
 
-  // The rows as entities of a fork that is never flushed: the serializers of the ORM path build the events.
-  em.map(Organization, r.o);
-  const p = em.map(Product, r.p);
-  em.map(ProductPrice, r.pp);
-  const customer = em.map(Customer, r.cu);
-  const c = em.map(Checkout, r.c);
-  const benefits = benefitRows.map((b) => em.map(Benefit, b));
+  // The rows as plain objects of the entities' shape (plain-rows.ts): the serializers of the ORM path build the events.
+  const o = plainOf<Organization>(em, Organization, r.o);
+  const p = plainOf<Product>(em, Product, r.p);
+  const price = plainOf<ProductPrice>(em, ProductPrice, r.pp, { product: p });
+  const customer = plainOf<Customer>(em, Customer, r.cu);
+  const c = plainOf<Checkout>(em, Checkout, r.c, { organization: o, product: p, productPrice: price, customer });
+  const benefits = benefitRows.map((b) => plainOf<Benefit>(em, Benefit, b));
 
   const now = new Date();
   const total = c.totalAmount ?? 0;
-  const order = em.create(
-    Order,
-    {
-      id: randomUUID(),
-      createdAt: now,
-      modifiedAt: null,
-      organization: c.organization,
-      customer,
-      product: p,
-      productPrice: c.productPrice,
-      discount: null,
-      subscription: null,
-      checkout: c,
-      status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
-      billingReason: 'purchase',
-      subtotalAmount: c.amount ?? 0,
-      discountAmount: c.discountAmount ?? 0,
-      netAmount: c.netAmount ?? 0,
-      taxAmount: c.taxAmount ?? 0,
-      totalAmount: total,
-      refundedAmount: 0,
-      refundedTaxAmount: 0,
-      currency: c.currency ?? c.productPrice.priceCurrency,
-      billingAddress: c.customerBillingAddress ?? null,
-      customFieldData: { ...c.customFieldData },
-      metadata: { ...c.metadata },
-      processorChargeId: c.processorChargeId ?? null,
-      lines: null,
-    },
-    { persist: false },
-  );
+  const order = {
+    id: randomUUID(),
+    createdAt: now,
+    modifiedAt: null,
+    organization: o,
+    customer,
+    product: p,
+    productPrice: price,
+    discount: null,
+    subscription: null,
+    checkout: c,
+    status: c.processorChargeId || total === 0 ? 'paid' : 'pending',
+    billingReason: 'purchase',
+    subtotalAmount: c.amount ?? 0,
+    discountAmount: c.discountAmount ?? 0,
+    netAmount: c.netAmount ?? 0,
+    taxAmount: c.taxAmount ?? 0,
+    totalAmount: total,
+    refundedAmount: 0,
+    refundedTaxAmount: 0,
+    currency: c.currency ?? price.priceCurrency,
+    billingAddress: c.customerBillingAddress ?? null,
+    customFieldData: { ...c.customFieldData },
+    metadata: { ...c.metadata },
+    processorChargeId: c.processorChargeId ?? null,
+    lines: null,
+  } as unknown as Order;
 
   const keys: Json[] = [];
   const grants = benefits.map((benefit) => {
@@ -295,11 +293,8 @@ async function fulfilIn(
       });
       properties = { license_key_id: id, display_key: displayKey(key) };
     }
-    return em.create(
-      BenefitGrant,
-      { id: randomUUID(), createdAt: now, modifiedAt: null, customer, benefit, subscriptionId: null, orderId: order.id, grantedAt: now, revokedAt: null, properties },
-      { persist: false },
-    );
+    const grant = { id: randomUUID(), createdAt: now, modifiedAt: null, customer, benefit, subscriptionId: null, orderId: order.id, grantedAt: now, revokedAt: null, properties };
+    return grant as unknown as BenefitGrant;
   });
 
   c.status = 'succeeded';
