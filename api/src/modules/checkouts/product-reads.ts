@@ -24,18 +24,24 @@ type Json = Record<string, unknown>;
  * by id: one statement, the rows mapped to entities of `em` and the collections filled in the ORM's
  * order (prices by created_at, custom fields by order), instead of the populate's three. As the ORM
  * reads them: a price's `unit_amount` as the numeric's text, a meter without its lazy rollup columns.
+ * With `reads`, the same statement also answers each product's read model (`productJsonSql`) into it.
  */
-export async function loadRuleProducts(em: EntityManager, ids: string[], orgIds: string[]): Promise<Map<string, Product>> {
+export async function loadRuleProducts(
+  em: EntityManager,
+  ids: string[],
+  orgIds: string[],
+  reads?: Map<string, ProductRead>,
+): Promise<Map<string, Product>> {
   if (!ids.length || !orgIds.length) return new Map();
-  const rows = await em.execute<{ p: Json; prices: Json[]; meters: Json[]; fields: Json[]; custom_fields: Json[] }[]>(
-    `select to_jsonb(p) as p,
+  const rows = await em.execute<{ p: Json; prices: Json[]; meters: Json[]; fields: Json[]; custom_fields: Json[]; read?: ProductRead }[]>(
+    `select to_jsonb(p) as p,${reads ? ` ${productJsonSql('k.product_id')} as read,` : ''}
             coalesce((select jsonb_agg(to_jsonb(pp) || jsonb_build_object('unit_amount', pp.unit_amount::text) order by pp.created_at, pp.id)
                         from product_prices pp where pp.product_id = p.id), '[]') as prices,
             coalesce((select jsonb_agg(to_jsonb(m) - 'rollup' - 'rolled_snapshot') from meters m where m.id in (select pp.meter_id from product_prices pp where pp.product_id = p.id)), '[]') as meters,
             coalesce((select jsonb_agg(to_jsonb(f) order by f."order", f.id) from product_custom_fields f where f.product_id = p.id), '[]') as fields,
             coalesce((select jsonb_agg(to_jsonb(cf)) from custom_fields cf
                        where cf.id in (select f.custom_field_id from product_custom_fields f where f.product_id = p.id)), '[]') as custom_fields
-       from products p
+       from products p cross join lateral (select p.id as product_id) k
       where p.id in (${ids.map(() => '?').join(', ')}) and p.organization_id in (${orgIds.map(() => '?').join(', ')})`,
     [...ids, ...orgIds],
   );
@@ -47,6 +53,7 @@ export async function loadRuleProducts(em: EntityManager, ids: string[], orgIds:
     product.prices.hydrate(r.prices.map((pp) => em.map(ProductPrice, pp)));
     product.attachedCustomFields.hydrate(r.fields.map((f) => em.map(ProductCustomField, f)));
     out.set(product.id, product);
+    if (reads && r.read) reads.set(product.id, r.read);
   }
   return out;
 }

@@ -30,6 +30,7 @@ import {
 } from './schemas.ts';
 import { confirmCheckout } from './confirm.ts';
 import { commitNewCheckoutRead } from './commit.ts';
+import { createCheckoutSql } from './create-sql.ts';
 import { CHECKOUT_POPULATE } from './schemas.ts';
 import { createCheckout, getCheckoutBySecret, getVisibleCheckout } from './service.ts';
 import { updateCheckoutBySecret, updateVisibleCheckout } from './updates.ts';
@@ -51,6 +52,8 @@ export const routes: RouteSpec[] = [
     status: 201,
     response: checkoutSchema,
     async handler({ body, principal, em, deps }) {
+      const written = await createCheckoutSql(em, deps, principal, body);
+      if (written) return written;
       const created = await commitNewCheckoutRead(em, deps, (tx) =>
         createCheckout(tx, principal, body, { ttlSeconds: deps.cfg.CHECKOUT_TTL_SECONDS }),
       );

@@ -17,6 +17,7 @@ import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from '../subscriptions/ent
 import type { CheckoutLink } from '../checkout-links/entities.ts';
 import { Checkout } from './entities.ts';
 import { loadRuleProducts } from './product-reads.ts';
+import type { ProductRead } from '../products/schemas.ts';
 import { trialColumns, trialFromInput } from '../trials/index.ts';
 import { CHECKOUT_POPULATE, effectiveStatus, type CheckoutCreate, type CheckoutUpdate, type CheckoutUpdatePublic } from './schemas.ts';
 import { appliesTo, defaultPrice, discountByCode, discountById, notRedeemable, recompute, validateDiscount } from './amounts.ts';
@@ -94,17 +95,17 @@ interface Selection {
 const loadProducts = loadRuleProducts;
 
 /** Resolves `product_price_id` | `product_id` | `products` to products of one organization and the selected price. */
-async function resolveSelection(em: EntityManager, orgIds: string[], input: CheckoutCreate): Promise<Selection> {
+async function resolveSelection(em: EntityManager, orgIds: string[], input: CheckoutCreate, reads?: Map<string, ProductRead>): Promise<Selection> {
   if (input.product_price_id) {
     const loc = ['body', 'product_price_id'];
     const price = await em.findOne(ProductPrice, { id: input.product_price_id, product: { organization: { $in: orgIds } } });
     if (!price) throw fieldError(loc, 'Price does not exist.', 'value_error', input.product_price_id);
-    const product = (await loadProducts(em, [price.product.id], orgIds)).get(price.product.id)!;
+    const product = (await loadProducts(em, [price.product.id], orgIds, reads)).get(price.product.id)!;
     if (price.isArchived || product.isArchived) throw fieldError(loc, 'Price is archived.', 'value_error', input.product_price_id);
     return { organizationId: product.organization.id, products: [product], product, price };
   }
   const ids = input.product_id ? [input.product_id] : [...new Set(input.products!)];
-  const byId = await loadProducts(em, ids, orgIds);
+  const byId = await loadProducts(em, ids, orgIds, reads);
   const issues: ValidationIssue[] = [];
   const at = (i: number): Loc => (input.product_id ? ['body', 'product_id'] : ['body', 'products', i]);
   ids.forEach((id, i) => {
@@ -123,6 +124,8 @@ async function resolveSelection(em: EntityManager, orgIds: string[], input: Chec
 
 export interface CheckoutSettings {
   ttlSeconds: number;
+  /** Filled with the chosen products' read models by the same read (create-sql.ts). */
+  productReads?: Map<string, ProductRead>;
 }
 
 function newCheckout(
@@ -188,7 +191,7 @@ export async function createCheckout(
   settings: CheckoutSettings,
 ): Promise<Checkout> {
   const orgIds = await visibleOrganizationIds(em, principal);
-  const sel = await resolveSelection(em, orgIds, input);
+  const sel = await resolveSelection(em, orgIds, input, settings.productReads);
   const organizationId = sel.organizationId;
 
   let customer: Customer | null = null;
