@@ -6,7 +6,7 @@
  * rollup-backed GET /v1/meters/{id}/quantities must equal the raw-scan reference exactly.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertEvents, type EventInsert } from '../../api/src/modules/events/service.ts';
 import { runSql } from '../../api/src/modules/events/sql.ts';
 import { Customer } from '../../api/src/modules/customers/entities.ts';
@@ -19,6 +19,13 @@ import { call, createCustomer, usageSeller } from '../catalogue/events-helpers.t
 
 const HOUR = 3_600_000;
 const BASE = Date.UTC(2025, 0, 6); // a Monday; events span half a day from here (dense: hours and customers repeat)
+/**
+ * Where the property's events start: Sunday 18:00 UTC, so its half day crosses a UTC day's and an ISO
+ * week's start (whole days, read from the day rollups, and partial days both hold events).
+ */
+const PROPERTY_BASE = Date.UTC(2025, 0, 5, 18);
+/** The origin of events' offsets for `ingest` and `compare` (the property sets PROPERTY_BASE). */
+let base = BASE;
 const SPAN_HOURS = 12;
 
 let srv: TestServer;
@@ -79,7 +86,7 @@ const clauseArb: fc.Arbitrary<FilterClause> = fc.oneof(
   fc.record({
     property: fc.constant('timestamp'),
     operator: fc.constantFrom('gt', 'gte', 'lt', 'lte'),
-    value: offsetMs.map((o) => Math.floor((BASE + o) / 1000)),
+    value: offsetMs.map((o) => Math.floor((PROPERTY_BASE + o) / 1000)),
   }),
 ) as fc.Arbitrary<FilterClause>;
 const filterArb: fc.Arbitrary<Filter> = fc.letrec<{ group: Filter }>((tie) => ({
@@ -121,7 +128,7 @@ async function ingest(events: GenEvent[], batchSizes: number[]): Promise<void> {
   const rows = (e: GenEvent): EventInsert & { system: boolean } => ({
     organizationId: s.organization.id,
     name: e.name,
-    timestamp: new Date(BASE + e.at),
+    timestamp: new Date(base + e.at),
     customerId: 'customer' in e.who ? customers[e.who.customer]!.id : null,
     externalCustomerId: 'external' in e.who ? e.who.external : null,
     metadata: e.metadata,
@@ -139,8 +146,8 @@ async function ingest(events: GenEvent[], batchSizes: number[]): Promise<void> {
 }
 
 async function compare(meterId: string, q: GenQuery, events: GenEvent[]): Promise<void> {
-  const at = (near: [number, number] | null) => (near && events.length ? BASE + events[near[0] % events.length]!.at + near[1] : null);
-  const start = at(q.near) ?? BASE + q.start;
+  const at = (near: [number, number] | null) => (near && events.length ? base + events[near[0] % events.length]!.at + near[1] : null);
+  const start = at(q.near) ?? base + q.start;
   const end = Math.max(start, at(q.endNear) ?? start + q.length);
   if (q.interval === 'hour' && end - start > 7 * 24 * HOUR) return; // over the hour interval's limit
   const filters: { customerIds?: string[]; externalCustomerIds?: string[] } = {
@@ -173,31 +180,49 @@ async function compare(meterId: string, q: GenQuery, events: GenEvent[]): Promis
 }
 
 /**
- * The customer-less rollup of a meter equals the per-hour sum of its per-customer rows, exactly
- * (numeric), row for row: nothing missing, nothing extra.
+ * The coarser and finer rollups of a meter agree with its per-customer hourly rows, exactly
+ * (numeric), row for row (nothing missing, nothing extra): the customer-less hourly totals are the
+ * hours' sums, the per-customer day rows the sums of the customers' hours per UTC day, and the
+ * customer-less minute rows sum per hour to the hours' totals.
  */
 async function expectTotalsAgree(meterId: string): Promise<void> {
-  const { rows } = await runSql<{ missing: string; extra: string; totals: string; hours: string }>(
-    srv.deps.orm.em.fork(),
-    `with expected as (
-       select "hour", sum("n") as n, sum("vn") as vn, sum("vsum") as vsum, min("vmin") as vmin, max("vmax") as vmax
-       from "meter_rollups" where "meter_id" = $1 group by 1),
-     actual as (select "hour", "n", "vn", "vsum", "vmin", "vmax" from "meter_rollup_totals" where "meter_id" = $1)
-     select (select count(*) from (select * from expected except select * from actual) x) as missing,
-            (select count(*) from (select * from actual except select * from expected) x) as extra,
-            (select count(*) from actual) as totals, (select count(*) from expected) as hours`,
-    [meterId],
+  const agree = async (expected: string, actual: string) => {
+    const { rows } = await runSql<{ missing: string; extra: string; actual: string; expected: string }>(
+      srv.deps.orm.em.fork(),
+      `with expected as (${expected}), actual as (${actual})
+       select (select count(*) from (select * from expected except select * from actual) x) as missing,
+              (select count(*) from (select * from actual except select * from expected) x) as extra,
+              (select count(*) from actual) as actual, (select count(*) from expected) as expected`,
+      [meterId],
+    );
+    expect(rows[0]).toEqual({ missing: '0', extra: '0', actual: rows[0]!.expected, expected: rows[0]!.expected });
+  };
+  const sums = 'sum("n") as n, sum("vn") as vn, sum("vsum") as vsum, min("vmin") as vmin, max("vmax") as vmax';
+  const hourTotals = `select "hour", ${sums} from "meter_rollups" where "meter_id" = $1 group by 1`;
+  await agree(hourTotals, 'select "hour", "n", "vn", "vsum", "vmin", "vmax" from "meter_rollup_totals" where "meter_id" = $1');
+  await agree(
+    `select date_trunc('day', "hour", 'UTC') as day, "customer_id", "external_customer_id", ${sums} from "meter_rollups" where "meter_id" = $1 group by 1, 2, 3`,
+    'select "day", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax" from "meter_rollup_days" where "meter_id" = $1',
   );
-  expect(rows[0]).toEqual({ missing: '0', extra: '0', totals: rows[0]!.hours, hours: rows[0]!.hours });
+  await agree(hourTotals, `select date_trunc('hour', "minute", 'UTC') as hour, ${sums} from "meter_rollup_minutes" where "meter_id" = $1 group by 1`);
 }
 
 /** Every whole hour of the events' span, all customers (read from the customer-less rollup alone once merged). */
 const wholeHours: GenQuery = { interval: 'hour', start: -HOUR, length: (SPAN_HOURS + 2) * HOUR, near: null, endNear: null, utcOffsetMinutes: 0, who: 'all' };
+/** Three UTC days around the property's events (whole days from the day rollups) for one customer, and by external id with another. */
+const wholeDays: GenQuery[] = [
+  { interval: 'day', start: -18 * HOUR - 1, length: 3 * 24 * HOUR + 7, near: null, endNear: null, utcOffsetMinutes: 0, who: 'c0' },
+  { interval: 'week', start: -18 * HOUR + 1, length: 2 * 24 * HOUR, near: null, endNear: null, utcOffsetMinutes: 330, who: 'c0+ext-2' },
+];
 
 // ---- the property ------------------------------------------------------------------------------
 
 describe('meter rollups', () => {
   it('give the same quantities as a raw scan, whatever the events, filter, aggregation, range and interval', async () => {
+    base = PROPERTY_BASE;
+    onTestFinished(() => {
+      base = BASE;
+    });
     await fc.assert(
       fc.asyncProperty(
         fc.record({
@@ -228,7 +253,7 @@ describe('meter rollups', () => {
           // Later batches, many of them late (timestamps anywhere in the past window).
           await ingest(run.after, run.batchSizes);
           await merge(1);
-          for (const q of run.queries.slice(0, 2)) await compare(meterId, q, [...run.before, ...run.after]);
+          for (const q of [...run.queries.slice(0, 2), ...wholeDays]) await compare(meterId, q, [...run.before, ...run.after]);
           await expectTotalsAgree(meterId);
           if (run.change) {
             const body = { filter: run.change.filter, aggregation: run.change.aggregation };
@@ -236,11 +261,12 @@ describe('meter rollups', () => {
           }
           await ingest(run.afterChange, run.batchSizes);
           await merge(2);
-          for (const q of run.queries) await compare(meterId, q, [...run.before, ...run.after, ...run.afterChange]);
+          for (const q of [...run.queries, ...wholeDays]) await compare(meterId, q, [...run.before, ...run.after, ...run.afterChange]);
           await expectTotalsAgree(meterId);
           await mergeRollups(srv.deps.orm.em.fork(), s.organization.id);
           await expectTotalsAgree(meterId);
           await compare(meterId, wholeHours, []);
+          for (const q of wholeDays) await compare(meterId, q, []);
         },
       ),
       { numRuns: Number(process.env.ROLLUP_PROPERTY_RUNS ?? 30), endOnFailure: true },

@@ -12,7 +12,7 @@ import { Notification } from './notifications/entities.ts';
 import { webhookEntities } from './webhooks/entities.ts';
 import { Customer } from './customers/entities.ts';
 import { File } from './files/entities.ts';
-import { Meter, MeterRollup, MeterRollupTotal } from './meters/entities.ts';
+import { Meter, MeterRollup, MeterRollupDay, MeterRollupMinute, MeterRollupTotal } from './meters/entities.ts';
 import { Event } from './events/entities.ts';
 import { Discount } from './discounts/entities.ts';
 import { WorkflowStart } from '../kit/workflow-starts.ts';
@@ -47,6 +47,8 @@ export const allEntities = [
   Meter,
   MeterRollup,
   MeterRollupTotal,
+  MeterRollupDay,
+  MeterRollupMinute,
   Event,
   Discount, CheckoutLink, CustomerSession, ExternalOrganization, Repository,
   ...sandboxEntities,

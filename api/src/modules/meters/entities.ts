@@ -102,3 +102,56 @@ export const MeterRollupTotal = defineEntity({
   uniques: [{ name: 'meter_rollup_totals_meter_hour_unique', properties: ['meter', 'hour'] }],
 });
 export type MeterRollupTotal = InferEntity<typeof MeterRollupTotal>;
+
+/**
+ * The same pre-aggregates as `MeterRollup` per UTC day: one customer's whole days read one row each
+ * (`rollups.ts`), the hours only at the range's partial days. Written with the hourly rows by the
+ * same merge and rebuild.
+ */
+export const MeterRollupDay = defineEntity({
+  name: 'MeterRollupDay',
+  tableName: 'meter_rollup_days',
+  properties: {
+    id: p.bigint().primary().autoincrement(),
+    meter: () => p.manyToOne(Meter).deleteRule('cascade').index(false),
+    day: p.datetime(),
+    customerId: p.uuid().nullable(),
+    externalCustomerId: p.string().nullable(),
+    n: p.bigint(),
+    vn: p.bigint(),
+    vsum: p.decimal().columnType('numeric'),
+    vmin: p.decimal().columnType('numeric').nullable(),
+    vmax: p.decimal().columnType('numeric').nullable(),
+  },
+  indexes: [
+    {
+      name: 'meter_rollup_days_key_unique',
+      expression:
+        'create unique index "meter_rollup_days_key_unique" on "meter_rollup_days" ("meter_id", "day", "customer_id", "external_customer_id") nulls not distinct',
+    },
+    { name: 'meter_rollup_days_meter_customer_day_index', properties: ['meter', 'customerId', 'day'] },
+    { name: 'meter_rollup_days_meter_external_customer_day_index', properties: ['meter', 'externalCustomerId', 'day'] },
+  ],
+});
+export type MeterRollupDay = InferEntity<typeof MeterRollupDay>;
+
+/**
+ * Per meter and UTC minute, all customers: the partial hours at the ends of an all-customers range
+ * read these, so only the partial minutes come from the raw events. Same merge and rebuild.
+ */
+export const MeterRollupMinute = defineEntity({
+  name: 'MeterRollupMinute',
+  tableName: 'meter_rollup_minutes',
+  properties: {
+    id: p.bigint().primary().autoincrement(),
+    meter: () => p.manyToOne(Meter).deleteRule('cascade').index(false),
+    minute: p.datetime(),
+    n: p.bigint(),
+    vn: p.bigint(),
+    vsum: p.decimal().columnType('numeric'),
+    vmin: p.decimal().columnType('numeric').nullable(),
+    vmax: p.decimal().columnType('numeric').nullable(),
+  },
+  uniques: [{ name: 'meter_rollup_minutes_meter_minute_unique', properties: ['meter', 'minute'] }],
+});
+export type MeterRollupMinute = InferEntity<typeof MeterRollupMinute>;

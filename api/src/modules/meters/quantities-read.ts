@@ -1,8 +1,10 @@
 /**
  * GET /v1/meters/{id}/quantities in one prepared statement whose answer is the response's JSON text.
  *
+ * Whole UTC days (one customer), hours and minutes (all customers) come from the rollups
+ * (`rollupSpans` in `rollups.ts`), only the partial hour or minute at either end from the raw events.
  * The statement text depends only on the meter's definition (its compiled filter and aggregation),
- * on whether customers are filtered and on which partial hours the range has; every value is a
+ * on whether customers are filtered and on which rollup spans the range has; every value is a
  * parameter. So it is prepared once per connection (`kit/read-sql.ts`), not planned per request.
  * What it needs of the meter comes from a per-process cache of meter definitions, and the statement
  * checks, in its own snapshot, that the meter is one of the caller's organizations', that its filter
@@ -24,10 +26,8 @@ import { SqlParams } from '../events/sql.ts';
 import { preparedRows } from './prepared.ts';
 import type { Aggregation, Filter } from './entities.ts';
 import { compileFilter } from './filter.ts';
-import { bucketedQuantitiesSql, combineSql, valueSql } from './rollups.ts';
+import { bucketedQuantitiesSql, combineSql, grainTable, readGrains, rollupSpans, valueSql } from './rollups.ts';
 import type { QuantitiesQuery } from './service.ts';
-
-const HOUR = 3_600_000;
 
 interface CachedMeter {
   organizationId: string;
@@ -73,8 +73,6 @@ export async function cachedQuantitiesJson(
   const interval = params.add(q.interval, 'text');
   const start = params.add(q.start.toISOString(), 'timestamptz');
   const end = params.add(q.end.toISOString(), 'timestamptz');
-  const fullStart = new Date(Math.ceil(q.start.getTime() / HOUR) * HOUR);
-  const fullEnd = new Date(Math.floor(q.end.getTime() / HOUR) * HOUR);
 
   // Customers (alias-relative: `e.` is an event row or a rollup row, both have the two columns).
   const customerArms: string[] = [];
@@ -103,22 +101,25 @@ export async function cachedQuantitiesJson(
      from "events" e cross join lateral (select ${value} as v) x
      where (select ok from m) and e."organization_id" = ${org} and ${range} and ${customer} and ${filter}`;
   const parts: string[] = [];
-  if (fullStart < fullEnd) {
-    const hs = params.add(fullStart.toISOString(), 'timestamptz');
-    const he = params.add(fullEnd.toISOString(), 'timestamptz');
-    parts.push(
-      customerArms.length
-        ? `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
-           from "meter_rollups" e
-           where (select ok from m) and e."meter_id" = ${id} and e."hour" >= ${hs} and e."hour" < ${he} and ${customer}`
-        : `select date_trunc(${interval}, r."hour" at time zone 'UTC') as ts, r."n", r."vn", r."vsum", r."vmin", r."vmax"
-           from "meter_rollup_totals" r where (select ok from m) and r."meter_id" = ${id} and r."hour" >= ${hs} and r."hour" < ${he}`,
-    );
+  const allCustomers = !customerArms.length;
+  const { spans, covered } = rollupSpans(q.start, q.end, readGrains(q.interval, allCustomers));
+  if (covered) {
+    for (const span of spans) {
+      const { table, column } = grainTable(span.grain, allCustomers);
+      parts.push(
+        `select date_trunc(${interval}, e."${column}" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
+         from "${table}" e
+         where (select ok from m) and e."meter_id" = ${id} and e."${column}" >= ${params.add(span.from.toISOString(), 'timestamptz')}
+           and e."${column}" < ${params.add(span.to.toISOString(), 'timestamptz')} and ${customer}`,
+      );
+    }
+    const hs = params.add(covered.from.toISOString(), 'timestamptz');
+    const he = params.add(covered.to.toISOString(), 'timestamptz');
     parts.push(
       raw(`e."xid" >= ${params.add(meter.xminHint, 'bigint')} and e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
            and e."timestamp" >= ${hs} and e."timestamp" < ${he}`),
     );
-    if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
+    if (q.start < covered.from) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
     parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
   } else {
     parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));

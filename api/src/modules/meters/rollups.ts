@@ -17,10 +17,15 @@
  *   changed, or never built): every event visible in a fresh snapshot. `meters.rollup` records the
  *   definition the rows reflect; a meter whose definition differs is rebuilt before it is read.
  *   Merges and rebuilds of an organization take its rollup advisory lock; ingestion takes none.
- * - Reads (`rollupQuantities`): whole UTC hours from the rollups plus the events of those hours not
- *   merged yet (xid at or above `rolled_snapshot`'s xmax or in progress in it: a BRIN index on xid
- *   finds them), the partial hours at either end of the range (start or end not on an hour boundary; the
- *   end is inclusive) from the raw events, combined per bucket with the same arithmetic as the raw
+ * - Four tables, written together by one statement (`writeRollupsSql`): per hour and customer
+ *   (`meter_rollups`), per hour (`meter_rollup_totals`), per UTC day and customer
+ *   (`meter_rollup_days`), per UTC minute (`meter_rollup_minutes`).
+ * - Reads (`rollupQuantities`, `quantities-read.ts`): for one customer whole UTC days from the day
+ *   rows (intervals of a day or longer) and whole hours at the partial days; for all customers whole
+ *   hours from the totals and whole minutes at the partial hours (`rollupSpans`); plus the events of
+ *   those spans not merged yet (xid at or above `rolled_snapshot`'s xmax or in progress in it: a BRIN
+ *   index on xid finds them), the partial hour (one customer) or minute (all) at either end of the
+ *   range (the end is inclusive) from the raw events, combined per bucket with the same arithmetic as the raw
  *   aggregation (count = Σn, sum = Σvsum, min/max of the parts, avg = Σvsum / Σvn in numeric), so
  *   the result equals a raw scan exactly. The statement re-reads `rolled_snapshot` in its own
  *   snapshot; a merge that committed since the caller read it makes the caller read it again.
@@ -63,24 +68,57 @@ export function valueSql(aggregation: Aggregation, params: SqlParams): string {
   return `case when jsonb_typeof(e."metadata" -> ${key}) = 'number' then (e."metadata" ->> ${key})::numeric end`;
 }
 
-/** Per (hour, customer_id, external_customer_id): the partial aggregates of a meter over `source e` where `extra`. */
+/**
+ * The partial aggregates of a meter over `source e` where `extra`, in one pass: per (hour,
+ * customer_id, external_customer_id) with `minute` null, and per UTC minute (all customers) with
+ * `hour` null; `writeRollupsSql` writes them.
+ */
 function rollupSelect(meterId: string, organizationId: string, def: MeterDefinition, source: string, extra: string, params: SqlParams): string {
-  return `select ${params.add(meterId, 'uuid')} as meter_id, date_trunc('hour', e."timestamp", 'UTC') as hour,
+  return `select ${params.add(meterId, 'uuid')}::uuid as meter_id, date_trunc('hour', e."timestamp", 'UTC') as hour,
+      date_trunc('minute', e."timestamp", 'UTC') as minute,
       e."customer_id", e."external_customer_id", count(*) as n, count(x.v) as vn, coalesce(sum(x.v), 0) as vsum,
       min(x.v) as vmin, max(x.v) as vmax
     from ${source} e cross join lateral (select ${valueSql(def.aggregation, params)} as v) x
     where e."organization_id" = ${params.add(organizationId, 'uuid')} and ${extra} and ${compileFilter(def.filter, params, 'e.')}
-    group by 2, 3, 4`;
+    group by grouping sets ((2, 4, 5), (3))`;
 }
 
 const ROLLUP_COLUMNS = '"meter_id", "hour", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax"';
 const TOTAL_COLUMNS = '"meter_id", "hour", "n", "vn", "vsum", "vmin", "vmax"';
+const DAY_COLUMNS = '"meter_id", "day", "customer_id", "external_customer_id", "n", "vn", "vsum", "vmin", "vmax"';
+const MINUTE_COLUMNS = '"meter_id", "minute", "n", "vn", "vsum", "vmin", "vmax"';
 /** Adds the partial aggregates of `excluded` to the row `r` (count, sum, min and max compose). */
 const MERGE_SET = `"n" = r."n" + excluded."n", "vn" = r."vn" + excluded."vn", "vsum" = r."vsum" + excluded."vsum",
   "vmin" = least(r."vmin", excluded."vmin"), "vmax" = greatest(r."vmax", excluded."vmax")`;
-/** Per (meter, hour): the sum of the per-customer rollup rows of `source` (rows of `meter_rollups`' shape). */
-const totalsOf = (source: string) =>
-  `select "meter_id", "hour", sum("n"), sum("vn"), sum("vsum"), min("vmin"), max("vmax") from ${source} group by 1, 2`;
+/**
+ * One statement writing the rows of `rollupSelect`s (the materialized CTE `u`) into the four rollup
+ * tables: per hour and customer, per hour (their sums), per UTC day and customer (the hours' sums
+ * per day), per minute. Rows are merged into existing ones (ON CONFLICT), in key order. `tail` is
+ * appended as more CTEs; the statement answers the number of hourly rows written.
+ */
+function writeRollupsSql(selects: string[], tail = ''): string {
+  const hours = `(select * from u where u.minute is null) h`;
+  return `with u as materialized (${selects.join(' union all ')}), merged as (
+      insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
+      select meter_id, hour, customer_id, external_customer_id, n, vn, vsum, vmin, vmax from ${hours} order by 1, 2, 3, 4
+      on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set ${MERGE_SET}
+      returning 1
+    ), totals as (
+      insert into "meter_rollup_totals" as r (${TOTAL_COLUMNS})
+      select meter_id, hour, sum(n), sum(vn), sum(vsum), min(vmin), max(vmax) from ${hours} group by 1, 2 order by 1, 2
+      on conflict ("meter_id", "hour") do update set ${MERGE_SET}
+    ), days as (
+      insert into "meter_rollup_days" as r (${DAY_COLUMNS})
+      select meter_id, date_trunc('day', hour, 'UTC'), customer_id, external_customer_id, sum(n), sum(vn), sum(vsum), min(vmin), max(vmax)
+      from ${hours} group by 1, 2, 3, 4 order by 1, 2, 3, 4
+      on conflict ("meter_id", "day", "customer_id", "external_customer_id") do update set ${MERGE_SET}
+    ), minutes as (
+      insert into "meter_rollup_minutes" as r (${MINUTE_COLUMNS})
+      select meter_id, minute, n, vn, vsum, vmin, vmax from u where u.minute is not null order by 1, 2
+      on conflict ("meter_id", "minute") do update set ${MERGE_SET}
+    )${tail}
+    select count(*)::int as n from merged`;
+}
 
 /**
  * Merges into every built rollup of the organization its events committed since the last merge
@@ -105,24 +143,13 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
       .filter((m) => m.before !== now)
       .map((m) => rollupSelect(m.id, organizationId, m.rollup, '"events"', `${unseenBy(m.before, params)} and ${seenNow}`, params));
     if (!selects.length) return 0;
+    const ids = params.add(
+      rows.map((m) => m.id),
+      'uuid[]',
+    );
     const { rows: merged } = await runSql<{ n: number }>(
       tx,
-      `with u as materialized (${selects.join(' union all ')}), merged as (
-         insert into "meter_rollups" as r (${ROLLUP_COLUMNS})
-         select * from u order by 1, 2, 3, 4
-         on conflict ("meter_id", "hour", "customer_id", "external_customer_id") do update set ${MERGE_SET}
-         returning 1
-       ), totals as (
-         insert into "meter_rollup_totals" as r (${TOTAL_COLUMNS})
-         ${totalsOf('u')} order by 1, 2
-         on conflict ("meter_id", "hour") do update set ${MERGE_SET}
-       ), moved as (
-         update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${params.add(
-           rows.map((m) => m.id),
-           'uuid[]',
-         )})
-       )
-       select count(*)::int as n from merged`,
+      writeRollupsSql(selects, `, moved as (update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${ids}))`),
       params.values,
     );
     return merged[0]?.n ?? 0;
@@ -202,17 +229,12 @@ export async function rebuildRollup(em: EntityManager, meterId: string): Promise
     );
     const meter = rows[0];
     if (!meter) return;
-    await runSql(tx, 'delete from "meter_rollups" where "meter_id" = $1', [meterId]);
+    for (const table of ['meter_rollups', 'meter_rollup_totals', 'meter_rollup_days', 'meter_rollup_minutes']) {
+      await runSql(tx, `delete from "${table}" where "meter_id" = $1`, [meterId]);
+    }
     const params = new SqlParams();
     const below = `(e."xid" is null or not ${unseenBy(meter.now, params)})`;
-    const select = rollupSelect(meterId, meter.organization_id, meter, '"events"', below, params);
-    await runSql(tx, `insert into "meter_rollups" (${ROLLUP_COLUMNS}) ${select}`, params.values);
-    await runSql(tx, 'delete from "meter_rollup_totals" where "meter_id" = $1', [meterId]);
-    await runSql(
-      tx,
-      `insert into "meter_rollup_totals" (${TOTAL_COLUMNS}) ${totalsOf('(select * from "meter_rollups" where "meter_id" = $1) r')} order by 1, 2`,
-      [meterId],
-    );
+    await runSql(tx, writeRollupsSql([rollupSelect(meterId, meter.organization_id, meter, '"events"', below, params)]), params.values);
     await runSql(
       tx,
       `update "meters" set "rollup" = jsonb_build_object('filter', "filter", 'aggregation', "aggregation"), "rolled_snapshot" = $2::pg_snapshot
@@ -293,6 +315,49 @@ export function combineSql(aggregation: Aggregation): string {
   }
 }
 
+export type RollupGrain = 'day' | 'hour' | 'minute';
+const GRAIN_MS: Record<RollupGrain, number> = { day: 86_400_000, hour: HOUR, minute: 60_000 };
+
+/**
+ * Which rollup rows answer [start, end] (end inclusive): whole UTC units of the coarsest grain, then
+ * of each finer grain at the ends the coarser one leaves (`grains` coarsest first; days, hours and
+ * minutes nest). `covered` is the union [from, to) of the spans: the unmerged tail is read over it,
+ * the raw events over [start, covered.from) and [covered.to, end]. No span: everything from the raw
+ * events.
+ */
+export function rollupSpans(start: Date, end: Date, grains: RollupGrain[]): { spans: { grain: RollupGrain; from: Date; to: Date }[]; covered: { from: Date; to: Date } | null } {
+  const spans: { grain: RollupGrain; from: Date; to: Date }[] = [];
+  let from: number | null = null;
+  let to: number | null = null;
+  for (const grain of grains) {
+    const unit = GRAIN_MS[grain];
+    const a = Math.ceil(start.getTime() / unit) * unit;
+    const b = Math.floor(end.getTime() / unit) * unit;
+    if (a >= b) continue;
+    if (from === null || to === null) spans.push({ grain, from: new Date(a), to: new Date(b) });
+    else {
+      if (a < from) spans.push({ grain, from: new Date(a), to: new Date(from) });
+      if (to < b) spans.push({ grain, from: new Date(to), to: new Date(b) });
+    }
+    from = a;
+    to = b;
+  }
+  return { spans, covered: from === null || to === null ? null : { from: new Date(from), to: new Date(to) } };
+}
+
+/** The grains a read uses: per customer days (for intervals of a day or longer) and hours; all customers hours and minutes. */
+export function readGrains(interval: string, allCustomers: boolean): RollupGrain[] {
+  if (allCustomers) return ['hour', 'minute'];
+  return interval === 'hour' ? ['hour'] : ['day', 'hour'];
+}
+
+/** The rollup table and time column of a grain, per customer or for all customers. */
+export function grainTable(grain: RollupGrain, allCustomers: boolean): { table: string; column: string } {
+  if (grain === 'day') return { table: 'meter_rollup_days', column: 'day' };
+  if (grain === 'minute') return { table: 'meter_rollup_minutes', column: 'minute' };
+  return { table: allCustomers ? 'meter_rollup_totals' : 'meter_rollups', column: 'hour' };
+}
+
 export interface RollupQuery {
   meterId: string;
   organizationId: string;
@@ -324,9 +389,6 @@ export async function rollupQuantities(
   const end = params.add(q.end.toISOString(), 'timestamptz');
   const meterId = params.add(q.meterId, 'uuid');
   const rolled = params.add(q.rolledSnapshot, 'pg_snapshot');
-  // Whole hours [fullStart, fullEnd): every instant of them lies in [start, end].
-  const fullStart = new Date(Math.ceil(q.start.getTime() / HOUR) * HOUR);
-  const fullEnd = new Date(Math.floor(q.end.getTime() / HOUR) * HOUR);
   const customer = q.conditions.join(' and ');
   const filter = compileFilter(q.definition.filter, params, 'e.');
   const value = valueSql(q.definition.aggregation, params);
@@ -336,20 +398,23 @@ export async function rollupQuantities(
      from "events" e cross join lateral (select ${value} as v) x
      where ${range} and ${customer} and ${filter}`;
   const parts: string[] = [];
-  if (fullStart < fullEnd) {
-    const hs = params.add(fullStart.toISOString(), 'timestamptz');
-    const he = params.add(fullEnd.toISOString(), 'timestamptz');
-    parts.push(
-      q.allCustomers
-        ? `select date_trunc(${interval}, r."hour" at time zone 'UTC') as ts, r."n", r."vn", r."vsum", r."vmin", r."vmax"
-           from "meter_rollup_totals" r where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}`
-        : `select date_trunc(${interval}, e."hour" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
-           from (select r.*, ${params.add(q.organizationId, 'uuid')} as "organization_id" from "meter_rollups" r
-                 where r."meter_id" = ${meterId} and r."hour" >= ${hs} and r."hour" < ${he}) e
-           where ${customer}`,
-    );
+  const { spans, covered } = rollupSpans(q.start, q.end, readGrains(q.interval, q.allCustomers));
+  if (covered) {
+    const org = q.allCustomers ? '' : params.add(q.organizationId, 'uuid');
+    for (const span of spans) {
+      const { table, column } = grainTable(span.grain, q.allCustomers);
+      const rows = `select r.*${q.allCustomers ? '' : `, ${org} as "organization_id"`} from "${table}" r
+        where r."meter_id" = ${meterId} and r."${column}" >= ${params.add(span.from.toISOString(), 'timestamptz')}
+          and r."${column}" < ${params.add(span.to.toISOString(), 'timestamptz')}`;
+      parts.push(
+        `select date_trunc(${interval}, e."${column}" at time zone 'UTC') as ts, e."n", e."vn", e."vsum", e."vmin", e."vmax"
+         from (${rows}) e${q.allCustomers ? '' : ` where ${customer}`}`,
+      );
+    }
+    const hs = params.add(covered.from.toISOString(), 'timestamptz');
+    const he = params.add(covered.to.toISOString(), 'timestamptz');
     parts.push(raw(`${unseenBy(q.rolledSnapshot, params)} and e."timestamp" >= ${hs} and e."timestamp" < ${he}`));
-    if (q.start < fullStart) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
+    if (q.start < covered.from) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
     parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
   } else {
     parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));
