@@ -17,7 +17,9 @@
  *
  * 1. Ingest (`--sample` events, a meter with a filtered sum exists, so the batches are merged into
  *    its hourly rollups after they commit; that CPU is counted too): COPY FROM STDIN of the same rows into the emptied table (the reference),
- *    the same rows COPYed in batches of `--batch`, one transaction each, one at a time (the ceiling for one request in flight), then
+ *    the same rows COPYed in batches of `--batch`, one transaction each, one at a time (the ceiling for one request in flight),
+ *    the smallest HTTP server doing what any ingest endpoint must (bench/ingest-bare.ts, a child process: body, JSON.parse,
+ *    shape check, one COPY, commit, 200) at 1 in flight, then
  *    POST /v1/events/ingest in batches of `--batch` with 1 and with 4 requests in flight, each
  *    from an empty table. Request bodies and COPY text are built before the clock starts (the COPY
  *    rows carry ids of the API's scheme, `events/ids.ts`, so both write the same rows). Besides
@@ -188,6 +190,29 @@ class CopyFromStdin {
 const copyField = (v: string | null) =>
   v === null ? '\\N' : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
+/**
+ * Runs `run` against the bare ingest server (bench/ingest-bare.ts) started as a child process on the
+ * bench database (through the proxy, as the API), then stops it.
+ */
+async function bareIngest<T>(databaseUrl: string, organizationId: string, run: (server: { url: string; pids: number[] }) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ingest-bare.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), ORGANIZATION_ID: organizationId },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && resolve());
+      child.once('exit', (code) => reject(new Error(`bench/ingest-bare.ts exited with ${code}`)));
+    });
+    return await run({ url: `http://127.0.0.1:${port}`, pids: processTree(child.pid!) });
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  }
+}
+
 // ---- run -----------------------------------------------------------------------------------------
 
 const cfg = loadConfig();
@@ -233,11 +258,11 @@ async function main() {
   const backends = async () =>
     (await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> $1', [ownPid])).rows.map((r) => r.pid);
 
-  /** Runs `work` (n requests) and returns per-request CPU and statement figures. */
-  const measure = async (n: number, work: () => Promise<void>) => {
+  /** Runs `work` (n requests) and returns per-request CPU (of `serverPids` and PostgreSQL) and statement figures. */
+  const measure = async (n: number, work: () => Promise<void>, serverPids = apiPids) => {
     const before = await backends();
     const cpu0 = new Map(before.map((p) => [p, cpuMs(p)]));
-    const api0 = sumCpuMs(apiPids);
+    const api0 = sumCpuMs(serverPids);
     const s0 = proxy.statements;
     const x0 = proxy.transactions;
     const t = performance.now();
@@ -245,7 +270,7 @@ async function main() {
     const seconds = (performance.now() - t) / 1000;
     const statements = (proxy.statements - s0) / n;
     const transactions = (proxy.transactions - x0) / n;
-    const apiCpu = (sumCpuMs(apiPids) - api0) / n;
+    const apiCpu = (sumCpuMs(serverPids) - api0) / n;
     const after = await backends();
     const pgCpu = after.reduce((s, p) => s + cpuMs(p) - (cpu0.get(p) ?? 0), 0) / n;
     return {
@@ -355,7 +380,7 @@ async function main() {
   const copyPgCpu = ((cpuMs(ownPid) - copyCpu0) / copy.rowCount) * BATCH;
   const copyLoad = os.loadavg()[0]!;
 
-  const ingest = async (concurrency: number) => {
+  const ingest = async (concurrency: number, server = { url, pids: apiPids }) => {
     await empty();
     timeline.reset();
     timeline.enabled = concurrency === 1;
@@ -367,14 +392,14 @@ async function main() {
         Array.from({ length: concurrency }, async () => {
           for (let b = next++; b < bodies.length; b = next++) {
             const t = performance.now();
-            const { body } = await http(`${url}/v1/events/ingest`, { method: 'POST', token, raw: bodies[b]! });
+            const { body } = await http(`${server.url}/v1/events/ingest`, { method: 'POST', token, raw: bodies[b]! });
             latencies.push(performance.now() - t);
             timeline.request(t, performance.now());
             inserted += body.inserted;
           }
         }),
       );
-    });
+    }, server.pids);
     latencies.sort((a, b) => a - b);
     timeline.enabled = false;
     const breakdown = timeline.summary();
@@ -390,6 +415,7 @@ async function main() {
   };
   // `--skip-ingest`: no API ingest runs; the table keeps the reference COPY's rows and the bulk fill continues after them.
   if (!SKIP_INGEST) {
+    const bare = await bareIngest(proxied.toString(), org.id, (server) => ingest(1, server));
     const one = await ingest(1);
     const four = await ingest(4);
     console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
@@ -399,7 +425,11 @@ async function main() {
       `  COPY in batches of ${BATCH}, one transaction each, one at a time (the ceiling at 1 in flight)  ${fmt(batchedRows)} rows in ${batchedSeconds.toFixed(1)} s = ${fmt(batchedRate)} rows/s = ${(batchedRate / copyRate).toFixed(2)} × COPY (load average ${batchedLoad.toFixed(2)})`,
     );
     console.log(`                               PostgreSQL CPU ${ms(batchedPgCpu)} per ${BATCH} rows`);
-    console.log(`  API, 1 request in flight     ${one.line}`);
+    console.log(`  bare node:http server, 1 in flight (bench/ingest-bare.ts: JSON.parse, shape check, one COPY, commit)`);
+    console.log(`                               ${bare.line}`);
+    console.log(`                               ${bare.m.text.replace('API', 'server')}`);
+    console.log(`                               ${bare.breakdown ?? 'wall per request: no COPY exchange seen'}`);
+    console.log(`  API, 1 request in flight     ${one.line}; ${(one.rate / bare.rate).toFixed(2)} × the bare server`);
     console.log(`                               ${one.m.text}`);
     console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
     console.log(`  API, 4 requests in flight    ${four.line}`);
