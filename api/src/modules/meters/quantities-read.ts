@@ -74,23 +74,26 @@ export async function cachedQuantitiesJson(
   const start = params.add(q.start.toISOString(), 'timestamptz');
   const end = params.add(q.end.toISOString(), 'timestamptz');
 
-  // Customers (alias-relative: `e.` is an event row or a rollup row, both have the two columns).
+  // Customers (alias-relative: `e.` is an event row or a rollup row, both have the two columns),
+  // resolved once per statement in the CTE `cu` (every part of the union reads them).
   const customerArms: string[] = [];
+  const resolved: string[] = [];
   if (q.customerIds) {
     const ids = params.add(q.customerIds, 'uuid[]');
-    customerArms.push(
-      `(e."customer_id" = any(array(select c."id" from "customers" c where c."id" = any(${ids}) and c."organization_id" = ${org}))
-        or e."external_customer_id" = any(array(select c."external_id" from "customers" c
-             where c."id" = any(${ids}) and c."organization_id" = ${org} and c."external_id" is not null)))`,
+    resolved.push(
+      `array(select c."id" from "customers" c where c."id" = any(${ids}) and c."organization_id" = ${org}) as ids`,
+      `array(select c."external_id" from "customers" c
+         where c."id" = any(${ids}) and c."organization_id" = ${org} and c."external_id" is not null) as ids_ext`,
     );
+    customerArms.push(`(e."customer_id" = any((select ids from cu)::uuid[]) or e."external_customer_id" = any((select ids_ext from cu)::text[]))`);
   }
   if (q.externalCustomerIds) {
     const ext = params.add(q.externalCustomerIds, 'text[]');
-    customerArms.push(
-      `(e."external_customer_id" = any(${ext})
-        or e."customer_id" = any(array(select c."id" from "customers" c
-             where c."external_id" = any(${ext}) and c."organization_id" = ${org} and c."deleted_at" is null)))`,
+    resolved.push(
+      `array(select c."id" from "customers" c
+         where c."external_id" = any(${ext}) and c."organization_id" = ${org} and c."deleted_at" is null) as ext_ids`,
     );
+    customerArms.push(`(e."external_customer_id" = any(${ext}) or e."customer_id" = any((select ext_ids from cu)::uuid[]))`);
   }
   const customer = customerArms.length ? customerArms.join(' and ') : 'true';
   const filter = compileFilter(meter.filter, params, 'e.');
@@ -130,7 +133,7 @@ export async function cachedQuantitiesJson(
                       and m."rolled_snapshot" is not null, false) as ok,
              m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin
       from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
-    ), q as (${bucketedQuantitiesSql(interval, start, end, totals)})
+    )${resolved.length ? `, cu as materialized (select ${resolved.join(', ')})` : ''}, q as (${bucketedQuantitiesSql(interval, start, end, totals)})
     select coalesce((select ok from m), false) as ok, (select xmin from m)::text as xmin,
       (select json_build_object('quantities', json_agg(json_build_object('timestamp', ${isoSql('q."timestamp"')}, 'quantity', q.quantity)
         order by q."timestamp"))::text from q where (select ok from m)) as body`;
