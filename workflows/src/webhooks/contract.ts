@@ -6,6 +6,8 @@ export interface OutboxDispatcherInput {
   idleSeconds?: number;
   /** Loop iterations before continue-as-new. */
   maxIterations?: number;
+  /** History events before continue-as-new (default DISPATCHER_HISTORY_LIMIT). */
+  historyLimit?: number;
   /** First-attempt batches running at once. */
   maxInFlight?: number;
 }
