@@ -1,3 +1,4 @@
+// Over 400 lines: the merge, the rebuild and both reads of the four rollup tables share these SQL builders.
 /**
  * Meter rollups (issue #22): hourly pre-aggregates of each meter's matching events, so quantities
  * read a few rows per hour and customer instead of every raw event.
