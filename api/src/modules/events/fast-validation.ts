@@ -15,13 +15,16 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
+/** Days per month (index 1–12) in a common year; February has 29 in a Gregorian leap year. */
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function dateTimeOk(v: unknown): boolean {
   if (typeof v !== 'string') return false;
   const m = DATE_TIME.exec(v);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= (mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[mo]!);
 }
 
 function metadataOk(v: unknown): boolean {
