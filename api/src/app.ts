@@ -1,4 +1,5 @@
 /** The Express application: /api/auth, /v1, /openapi.json, /docs, /healthz and the built UIs. */
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -38,6 +39,33 @@ declare module 'express-serve-static-core' {
   interface Request {
     id: string;
     em: EntityManager;
+  }
+}
+
+/** MikroORM's request-context storage (what `RequestContext.create` runs the request in). */
+const contextStorage = (RequestContext as unknown as { storage: AsyncLocalStorage<RequestContext> }).storage;
+
+/** The request context's map of forks: the default one is forked from the request's EntityManager on first use. */
+class LazyContextForks extends Map<string, EntityManager> {
+  constructor(
+    private readonly contextName: string,
+    private readonly requestEm: () => EntityManager,
+  ) {
+    super();
+  }
+  private forking = false;
+  override get(name: string): EntityManager | undefined {
+    // While the fork is built it asks the context for its EntityManager: none yet, as when
+    // `RequestContext.create` forked before entering the context.
+    if (name === this.contextName && !super.has(name) && !this.forking) {
+      this.forking = true;
+      try {
+        super.set(name, this.requestEm().fork({ useContext: true }) as EntityManager);
+      } finally {
+        this.forking = false;
+      }
+    }
+    return super.get(name);
   }
 }
 
@@ -114,10 +142,16 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
   // Browsers on other sites may call the public checkout and customer-portal routes, nothing else.
   app.use(publicCors());
 
-  // A fresh EntityManager for every request.
+  // A fresh EntityManager for every request, forked when the request first uses one (a fork builds a
+  // unit of work, loaders and factories: reads that go straight to the pool never need it). The
+  // request context holds a fork of it, as `RequestContext.create(req.em, next)` would, also made on
+  // first use. The global EntityManager is forked as it was before any request context existed (not
+  // from this request's context, which would ask for this fork again).
   app.use((req, _res, next) => {
-    req.em = deps.orm.em.fork() as EntityManager;
-    RequestContext.create(req.em, next);
+    let em: EntityManager | undefined;
+    const requestEm = () => (em ??= deps.orm.em.fork({ disableContextResolution: true }) as EntityManager);
+    Object.defineProperty(req, 'em', { get: requestEm, set: (v: EntityManager) => void (em = v), configurable: true, enumerable: true });
+    contextStorage.run(new RequestContext(new LazyContextForks(deps.orm.em.name, requestEm)), next);
   });
 
   // Keep the raw bytes too: signed webhook bodies must be verified exactly as received.

@@ -3,7 +3,7 @@
  * and response. `mount` wires them into Express (validation at the edge, principal checks, a forked
  * EntityManager per request); `openapi.ts` turns the same declarations into the OpenAPI document.
  */
-import type { Request, Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { z } from 'zod/v4';
 import type { EntityManager } from './db.ts';
 import { authorize, type AuthRequirement, type Principal } from './principals.ts';
@@ -72,32 +72,72 @@ export function route<
 /** Every declared route, for the OpenAPI document. */
 export const registry: RouteSpec[] = [];
 
+/**
+ * The routes' first two path segments (`/v1/orders`), lower case (Express matches paths case-insensitively),
+ * or null when one of them is not literal text.
+ */
+function pathPrefix(path: string): string | null {
+  const [, first = '', second = ''] = path.split('/', 3);
+  return /[:*{}()?]/.test(first + second) ? null : `/${first}/${second}`.toLowerCase();
+}
+
+/**
+ * Declares `routes` on `router`. Routes are grouped by their first two path segments, each group on a
+ * router of its own, and one middleware hands a request to the group of its path: a request walks only
+ * its group's routes (in their declared order), not the whole list. A path's segments are compared as
+ * the routes' own patterns compare them (case-insensitive, as sent, before percent-decoding), and no
+ * route outside a path's group can match it, so the same route answers as on one flat list.
+ */
 export function mount(router: Router, deps: HandlerDeps, routes: RouteSpec[]): void {
+  const groups = new Map<string, Router>();
+  const literal = routes.every((r) => pathPrefix(r.path) !== null);
   for (const spec of routes) {
-    if (!registry.includes(spec)) registry.push(spec);
-    router[spec.method](spec.path, async (req: Request, res: Response) => {
-      if (spec.auth !== 'public') authorize(req.principal, spec.auth);
-      rejectUnstorableStrings(req, spec.handlerChecksBody ? ['path', 'query'] : ['path', 'query', 'body']);
-      const params = spec.params ? parseOrThrow('path', spec.params, req.params) : undefined;
-      const query = spec.query ? parseOrThrow('query', spec.query, req.query) : undefined;
-      const body = spec.body && !spec.handlerChecksBody ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
-      const result = await spec.handler({
-        req,
-        res,
-        params,
-        query,
-        body,
-        principal: req.principal,
-        em: req.em,
-        deps,
-      } as HandlerContext<unknown, unknown, unknown>);
-      if (res.headersSent) return;
-      const status = spec.status ?? 200;
-      if (status === 204) res.status(204).end();
-      else if (result instanceof RawJson) sendRawJson(req, res, status, result);
-      else res.status(status).json(result);
-    });
+    let target = router;
+    if (literal) {
+      const key = pathPrefix(spec.path)!;
+      target = groups.get(key) ?? groups.set(key, express.Router()).get(key)!;
+    }
+    declare(target, deps, spec);
   }
+  if (!groups.size) return;
+  router.use((req, res, next) => {
+    const group = groups.get(requestPrefix(req.path));
+    if (group) group(req, res, next);
+    else next();
+  });
+}
+
+function requestPrefix(path: string): string {
+  const a = path.indexOf('/', 1);
+  if (a < 0) return `${path}/`.toLowerCase();
+  const b = path.indexOf('/', a + 1);
+  return (b < 0 ? path : path.slice(0, b)).toLowerCase();
+}
+
+function declare(router: Router, deps: HandlerDeps, spec: RouteSpec): void {
+  if (!registry.includes(spec)) registry.push(spec);
+  router[spec.method](spec.path, async (req: Request, res: Response) => {
+    if (spec.auth !== 'public') authorize(req.principal, spec.auth);
+    rejectUnstorableStrings(req, spec.handlerChecksBody ? ['path', 'query'] : ['path', 'query', 'body']);
+    const params = spec.params ? parseOrThrow('path', spec.params, req.params) : undefined;
+    const query = spec.query ? parseOrThrow('query', spec.query, req.query) : undefined;
+    const body = spec.body && !spec.handlerChecksBody ? parseOrThrow('body', spec.body, req.body ?? {}) : undefined;
+    const result = await spec.handler({
+      req,
+      res,
+      params,
+      query,
+      body,
+      principal: req.principal,
+      em: req.em,
+      deps,
+    } as HandlerContext<unknown, unknown, unknown>);
+    if (res.headersSent) return;
+    const status = spec.status ?? 200;
+    if (status === 204) res.status(204).end();
+    else if (result instanceof RawJson) sendRawJson(req, res, status, result);
+    else res.status(status).json(result);
+  });
 }
 
 /**
