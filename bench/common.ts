@@ -1,4 +1,5 @@
 /** Small helpers the benchmarks share: numeric flags, a concurrency pool, and a Temporal namespace of their own. */
+import net from 'node:net';
 import type { Config } from '../api/src/config.ts';
 import { createRunNamespace, describeFootprint, footprint, runNamespaceName } from '../infra/src/temporal-housekeeping.ts';
 
@@ -33,4 +34,16 @@ export async function benchNamespace(base: Pick<Config, 'TEMPORAL_ADDRESS' | 'TE
   const namespace = runNamespaceName(base.TEMPORAL_NAMESPACE, 'bench');
   await createRunNamespace(base.TEMPORAL_ADDRESS, namespace);
   return { used, namespace };
+}
+
+/** A TCP port free on 127.0.0.1 at the moment of asking. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
 }

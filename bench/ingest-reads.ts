@@ -11,7 +11,6 @@
  * hand: `dropdb`); the API runs on it (migrations applied at start) through the statement-counting proxy.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +20,7 @@ import { initOrm } from '../api/src/kit/db.ts';
 import { allEntities } from '../api/src/modules/entities.ts';
 import { Meter } from '../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
-import { arg } from './common.ts';
+import { arg, freePort } from './common.ts';
 import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,16 +34,6 @@ const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function call(url: string, init: { method?: string; token?: string; cookie?: string; json?: unknown }) {
   const headers: Record<string, string> = {};

@@ -38,7 +38,6 @@
 import { seedMetricsRows } from './metrics-seed.ts';
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +48,7 @@ import { initOrm } from '../api/src/kit/db.ts';
 import { allEntities } from '../api/src/modules/entities.ts';
 import { Meter } from '../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
-import { arg } from './common.ts';
+import { arg, freePort } from './common.ts';
 import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
 import { IngestTimeline } from './ingest-timeline.ts';
 import { timeOrderedId } from '../api/src/modules/events/ids.ts';
@@ -107,16 +106,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;

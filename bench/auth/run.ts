@@ -24,13 +24,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashPassword, verifyPassword } from '../../api/src/auth/password.ts';
 import { loadConfig } from '../../api/src/config.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
+import { freePort } from '../common.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -66,14 +66,6 @@ const KEEP = process.argv.includes('--keep');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const PASSWORD = 'correct horse battery';
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 interface Server {
   name: string;

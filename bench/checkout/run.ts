@@ -39,14 +39,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
-import { benchNamespace, secs } from '../common.ts';
+import { freePort, benchNamespace, secs } from '../common.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
 import { Client, Connection } from '@temporalio/client';
 import { difference, startCountingProxy, type CountingProxy, type StatementCounts } from './pg-counter.ts';
@@ -77,16 +76,6 @@ const SETTLE_MS = 2000;
 const WATCH_MS = 20;
 const FULFIL_TIMEOUT_MS = 60_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
   const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR), '--cpu-prof-name', `${name}.cpuprofile`] : [];

@@ -15,7 +15,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, copyFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +22,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
-import { arg, benchNamespace } from '../common.ts';
+import { arg, freePort, benchNamespace } from '../common.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEPT_FILE = path.join(ROOT, '.ci/out/bench-reads-kept.json');
@@ -91,16 +90,6 @@ async function backendCpuMs(databaseUrl: string): Promise<number> {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** Samples between `fromUs` and `toUs` (the profile's monotonic clock), by step and by function. */
 function attribute(p: Profile, fromUs: number, toUs: number) {

@@ -27,7 +27,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +35,7 @@ import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
 import { dropDatabase, ensureDatabase } from '../../infra/src/services.ts';
-import { arg, benchNamespace, pool } from '../common.ts';
+import { arg, freePort, benchNamespace, pool } from '../common.ts';
 import { startStatementCounter, type StatementCounter } from './statement-counter.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,16 +59,6 @@ const KEPT_FILE = path.join(ROOT, '.ci/out/bench-reads-kept.json');
 const GIVEN_URL = str('url');
 const GIVEN_TOKEN = str('token');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 const starts = new Map<string, number>();
 /** Starts `script` with Node 24 through tsx; resolves once `readyLine` is printed. Output after that is read and dropped (production logs go to a pipe). */
