@@ -34,7 +34,6 @@ const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-
 async function call(url: string, init: { method?: string; token?: string; cookie?: string; json?: unknown }) {
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;

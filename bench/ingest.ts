@@ -106,7 +106,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -76,7 +76,6 @@ const SETTLE_MS = 2000;
 const WATCH_MS = 20;
 const FULFIL_TIMEOUT_MS = 60_000;
 
-
 function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
   const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR), '--cpu-prof-name', `${name}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {

@@ -90,7 +90,6 @@ async function backendCpuMs(databaseUrl: string): Promise<number> {
   }
 }
 
-
 /** Samples between `fromUs` and `toUs` (the profile's monotonic clock), by step and by function. */
 function attribute(p: Profile, fromUs: number, toUs: number) {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));

@@ -59,7 +59,6 @@ const KEPT_FILE = path.join(ROOT, '.ci/out/bench-reads-kept.json');
 const GIVEN_URL = str('url');
 const GIVEN_TOKEN = str('token');
 
-
 const starts = new Map<string, number>();
 /** Starts `script` with Node 24 through tsx; resolves once `readyLine` is printed. Output after that is read and dropped (production logs go to a pipe). */
 function startProcess(name: string, script: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
