@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlStats, setCreateSqlPath } from '../../api/src/modules/checkouts/create-sql.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { call, checkoutSeller, createProduct, type Seller } from './helpers.ts';
+import { masked } from '../masking.ts';
 
 let srv: TestServer;
 let s: Seller;
@@ -55,19 +56,8 @@ const SECRET = /polar_c_[A-Za-z0-9_-]+/g;
 const EMAIL = /[a-z0-9.+-]+@example\.com/g;
 const TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:\d{2})?)/g;
 
-/** The JSON of `value` with ids, secrets and e-mails numbered per kind in order of appearance, and every timestamp one placeholder. */
-function masked(value: unknown): unknown {
-  let text = JSON.stringify(value);
-  for (const [kind, re] of [['secret', SECRET], ['id', UUID], ['email', EMAIL], ['time', TIME]] as const) {
-    const seen = new Map<string, string>();
-    text = text.replace(re, (m) => {
-      if (kind === 'time') return '<time>';
-      if (!seen.has(m)) seen.set(m, `<${kind}${seen.size}>`);
-      return seen.get(m)!;
-    });
-  }
-  return JSON.parse(text);
-}
+/** What `masked` replaces in the compared JSON, in this order. */
+const KINDS = [['secret', SECRET], ['id', UUID], ['email', EMAIL], ['time', TIME]] as const;
 
 /** The checkout's row (its lifetime as the difference of its two times), its product rows in order and its events. */
 async function written(checkoutId: string) {
@@ -76,7 +66,7 @@ async function written(checkoutId: string) {
     `select c.*, extract(epoch from c.expires_at - c.created_at)::int as lifetime from checkouts c where c.id = ?`, [checkoutId]);
   const pivot = await em.execute(`select product_id from checkout_products where checkout_id = ? order by id`, [checkoutId]);
   const events = await em.execute(`select type, data from outbox_events where data->>'id' = ? order by seq`, [checkoutId]);
-  return masked({ row, pivot, events });
+  return masked({ row, pivot, events }, KINDS);
 }
 
 async function checkoutCount(): Promise<number> {
@@ -117,7 +107,7 @@ describe('the checkout creation: statement and ORM path on identical input', () 
     expect(sql.res.status).toBe(201);
     expect(orm.used).toBe(0);
     expect(sql.used).toBe(1);
-    expect(masked(sql.res.body)).toEqual(masked(orm.res.body));
+    expect(masked(sql.res.body, KINDS)).toEqual(masked(orm.res.body, KINDS));
     const [a, b] = [await written(orm.res.body.id), await written(sql.res.body.id)];
     expect((a as { events: unknown[] }).events).toHaveLength(1);
     expect(b).toEqual(a);

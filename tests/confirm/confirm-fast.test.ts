@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from '../harness.ts';
 import { createProduct } from '../checkouts/helpers.ts';
 import { sellerWithSdk } from '../catalogue/helpers-c.ts';
 import { CONFIRM_SCOPES, call, confirmRaw, newCheckout, type Seller } from './helpers.ts';
+import { masked } from '../masking.ts';
 
 let srv: TestServer;
 let s: Seller;
@@ -37,20 +38,8 @@ const TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:\d{2})
 const GRAVATAR = /avatar\/[0-9a-f]{32}/g;
 const CHARGE = /\b(ch|cus|pm|sbx|pi|seti)_[A-Za-z0-9_-]+/g;
 
-/** The JSON of `value` with every id, secret, e-mail and charge id replaced by a placeholder numbered per kind in order of appearance, and every timestamp by one placeholder. */
-function masked(value: unknown): unknown {
-  let text = JSON.stringify(value);
-  for (const [kind, re] of [['secret', SECRET], ['id', UUID], ['email', EMAIL], ['time', TIME], ['charge', CHARGE], ['gravatar', GRAVATAR]] as const) {
-    const seen = new Map<string, string>();
-    text = text.replace(re, (m) => {
-      // Two timestamps of one side may fall in the same millisecond or not: all are one placeholder.
-      if (kind === 'time') return '<time>';
-      if (!seen.has(m)) seen.set(m, `<${kind}${seen.size}>`);
-      return seen.get(m)!;
-    });
-  }
-  return JSON.parse(text);
-}
+/** What `masked` replaces in the compared JSON, in this order. */
+const KINDS = [['secret', SECRET], ['id', UUID], ['email', EMAIL], ['time', TIME], ['charge', CHARGE], ['gravatar', GRAVATAR]] as const;
 
 /** Everything the confirmation wrote for a checkout: its row, its customer's row, the session, the charge attempt, the workflow start, its events. */
 async function written(checkoutId: string) {
@@ -71,7 +60,7 @@ async function written(checkoutId: string) {
     [checkoutId, checkout.customer_id ?? '00000000-0000-0000-0000-000000000000'],
   );
   const { created_at: _c, modified_at: _m, client_secret: _s, expires_at: _e, ...row } = checkout;
-  return masked({ row, customers, sessions, attempts, starts, redemptions, events });
+  return masked({ row, customers, sessions, attempts, starts, redemptions, events }, KINDS);
 }
 
 interface Case {
@@ -138,7 +127,7 @@ async function run(c: Case, productId: string, fast: boolean) {
   const res = await confirmRaw(srv, checkout.client_secret, c.body(email)).finally(() => setConfirmFastPath(true));
   return {
     status: res.status,
-    body: masked(res.body),
+    body: masked(res.body, KINDS),
     rows: await written(checkout.id),
     fastUsed: confirmFastPathStats.used - before,
     commitSqlUsed: confirmCommitSqlStats.used - commitsBefore,

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainSqlFulfilmentStats, setPlainSqlFulfilment } from '../../api/src/modules/orders/fulfilment-sql.ts';
 import { buy, createBenefit, grantSeller, productWith, startGrantEnv, type GrantEnv, type Seller } from '../grants/helpers.ts';
+import { masked } from '../masking.ts';
 
 let env: GrantEnv;
 let s: Seller;
@@ -34,19 +35,8 @@ const TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:\d{2})
 const GRAVATAR = /avatar\/[0-9a-f]{32}/g;
 const CHARGE = /\b(ch|cus|pm|sbx|pi|seti)_[A-Za-z0-9_-]+/g;
 
-/** The JSON of `value` with every id, secret, key, e-mail and charge id replaced by a numbered placeholder per kind, every timestamp by one placeholder. */
-function masked(value: unknown): unknown {
-  let text = JSON.stringify(value);
-  for (const [kind, re] of [['secret', SECRET], ['id', UUID], ['display', DISPLAY], ['email', EMAIL], ['time', TIME], ['charge', CHARGE], ['gravatar', GRAVATAR]] as const) {
-    const seen = new Map<string, string>();
-    text = text.replace(re, (m) => {
-      if (kind === 'time') return '<time>';
-      if (!seen.has(m)) seen.set(m, `<${kind}${seen.size}>`);
-      return seen.get(m)!;
-    });
-  }
-  return JSON.parse(text);
-}
+/** What `masked` replaces in the compared JSON, in this order. */
+const KINDS = [['secret', SECRET], ['id', UUID], ['display', DISPLAY], ['email', EMAIL], ['time', TIME], ['charge', CHARGE], ['gravatar', GRAVATAR]] as const;
 
 /** Everything the fulfilments of these checkouts wrote, in order. */
 async function written(checkoutIds: string[], customerId: string) {
@@ -81,7 +71,7 @@ async function written(checkoutIds: string[], customerId: string) {
   for (const { data } of states) {
     data.granted_benefits.sort((a, b) => a.benefit_type.localeCompare(b.benefit_type) || a.granted_at.localeCompare(b.granted_at));
   }
-  return masked({ purchases: out, methods, states });
+  return masked({ purchases: out, methods, states }, KINDS);
 }
 
 /** One buyer buys `productId` `times` times with the plain-SQL path `on` or off; answers what was written and how many fulfilments took the plain path. */
