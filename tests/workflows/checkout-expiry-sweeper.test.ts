@@ -39,9 +39,11 @@ describe('checkout-expiry sweeper (time-skipping)', () => {
       { name: 'a', createdAt: 0, expiresAt: 10_000 },
       { name: 'b', createdAt: 0, expiresAt: 10_000 },
       { name: 'c', createdAt: 0, expiresAt: 10_000 },
-      // Due within a second of the others: the next round (a second later) takes them together.
-      { name: 'd', createdAt: 0, expiresAt: 10_300 },
-      { name: 'e', createdAt: 0, expiresAt: 10_600 },
+      // Due within a second of the others but late enough that the round taking c (however long the
+      // loaded machine takes to run it) does not reach them: the next round, at least a second
+      // later, takes them together.
+      { name: 'd', createdAt: 0, expiresAt: 10_900 },
+      { name: 'e', createdAt: 0, expiresAt: 10_950 },
       { name: 'f', createdAt: 0, expiresAt: 95_000 },
       // Created while the sweeper sleeps with nothing open: found by its TTL-bounded wake-up.
       { name: 'late', createdAt: 100_000, expiresAt: 100_000 + TTL_SECONDS * 1000 },
