@@ -4,12 +4,11 @@
  * - organization access token (`Bearer polar_oat_…`)
  * - OAuth2 access token (`Bearer polar_at_…`)
  * - customer session token (`Bearer polar_cst_…`)
- * Bearer tokens are checked by a passport strategy; each kind has a resolver registered by its module.
+ * Bearer tokens are read the way passport-http-bearer reads them (`bearerToken`); each kind has a
+ * resolver registered by its module.
  */
+import { hash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import passport from 'passport';
-import { Strategy as BearerStrategy } from 'passport-http-bearer';
-import { sha256Hex } from './crypto.ts';
 import type { EntityManager } from './db.ts';
 import { Unauthorized, NotPermitted } from './errors.ts';
 
@@ -80,7 +79,8 @@ export function forgetCachedPrincipals(match: (p: Principal) => boolean): void {
 
 async function resolveCached(em: EntityManager, token: string, r: { resolve: TokenResolver; cacheMs: number }): Promise<Principal | null> {
   if (!r.cacheMs) return r.resolve(em, token);
-  const key = sha256Hex(token);
+  // The token's SHA-256 in one call (no Hash object per request).
+  const key = hash('sha256', token, 'base64');
   const now = Date.now();
   const hit = principalCache.get(key);
   if (hit && hit.until > now) return hit.principal;
@@ -113,15 +113,32 @@ declare module 'express-serve-static-core' {
   }
 }
 
-passport.use(
-  'bearer',
-  new BearerStrategy({ passReqToCallback: true }, (req: Request, token: string, done: (err: Error | null, principal?: Principal | false) => void) => {
-    resolveBearer(req.em, token).then(
-      (principal) => done(null, principal ?? false),
-      (err: unknown) => done(err as Error),
-    );
-  }),
-);
+/** Why a request's bearer credential is refused before any token is looked up. */
+const MALFORMED = Symbol('malformed');
+
+/**
+ * The token of a request with an `Authorization` header, read exactly as passport-http-bearer reads it:
+ * the header split on single spaces must have two parts (`Bearer <token>`, scheme case-insensitive),
+ * and an `access_token` in the body or query is taken when the header did not carry one, refused when
+ * it did. `MALFORMED` when there is no token or two of them.
+ */
+function bearerToken(req: Request): unknown {
+  let token: unknown;
+  const parts = req.headers.authorization!.split(' ');
+  if (parts.length !== 2) return MALFORMED;
+  if (/^Bearer$/i.test(parts[0]!)) token = parts[1];
+  const body = req.body as { access_token?: unknown } | undefined;
+  if (body && body.access_token) {
+    if (token) return MALFORMED;
+    token = body.access_token;
+  }
+  const query = req.query as { access_token?: unknown } | undefined;
+  if (query && query.access_token) {
+    if (token) return MALFORMED;
+    token = query.access_token;
+  }
+  return token ? token : MALFORMED;
+}
 
 /**
  * Sets `req.principal` for every request. A bearer token that does not resolve is a 401 right away;
@@ -134,12 +151,13 @@ export function authenticate(): RequestHandler {
     if (req.headers.authorization && /^basic\s/i.test(req.headers.authorization)) return next();
     if (req.headers.authorization) {
       if (!/^bearer\s+\S+/i.test(req.headers.authorization)) return next(Unauthorized('Invalid authorization header'));
-      return passport.authenticate('bearer', { session: false }, (err: unknown, principal: Principal | false) => {
-        if (err) return next(err);
+      const token = bearerToken(req);
+      if (token === MALFORMED) return next(Unauthorized('Invalid or expired token'));
+      return resolveBearer(req.em, token as string).then((principal) => {
         if (!principal) return next(Unauthorized('Invalid or expired token'));
         req.principal = principal;
         next();
-      })(req, res, next);
+      }, next);
     }
     const cookieToken = cookieReader?.(req);
     if (cookieToken && sessionResolver) {
