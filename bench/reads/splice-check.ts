@@ -1,6 +1,6 @@
 /**
  * Benchmark helper (not a test): on the database `npm run bench:reads -- --keep` left
- * (`.ci/out/bench-reads-kept.json`), every page of the orders and subscriptions lists (limit 10 and
+ * (`.ci/out/bench-reads-kept.json`), every page of the orders, subscriptions and products lists (limit 10 and
  * 100, a few sortings) read the spliced way (`kit/read-fragments.ts`, outside a transaction) and by
  * the full statement (inside one) must be the same bytes; then the CPU of this process and of the
  * PostgreSQL backends per page, each way, cold and with the fragments kept:
@@ -15,6 +15,7 @@ import pg from 'pg';
 import type { EntityManager } from '../../api/src/kit/db.ts';
 import { listOrdersJson } from '../../api/src/modules/orders/read-sql.ts';
 import { useMediaStorage } from '../../api/src/modules/products/media.ts';
+import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
 import { listSubscriptionsJson } from '../../api/src/modules/subscriptions/read-sql.ts';
 import { arg } from '../common.ts';
 
@@ -40,9 +41,10 @@ function em(inTransaction: boolean): EntityManager {
 }
 
 const org = [kept.organizationId];
-const reads: [string, (em: EntityManager, limit: number, sorting: string[]) => Promise<{ text: string }>][] = [
-  ['orders', (e, limit, sorting) => listOrdersJson(e, org, { sorting } as never, { page: 1, limit })],
-  ['subscriptions', (e, limit, sorting) => listSubscriptionsJson(e, { organizationIds: org }, sorting, { page: 1, limit })],
+const reads: [string, (em: EntityManager, limit: number, sorting: string[]) => Promise<{ text: string }>, string[][]][] = [
+  ['orders', (e, limit, sorting) => listOrdersJson(e, org, { sorting } as never, { page: 1, limit }), [['-created_at'], ['customer'], ['-amount']]],
+  ['subscriptions', (e, limit, sorting) => listSubscriptionsJson(e, { organizationIds: org }, sorting, { page: 1, limit }), [['-created_at'], ['customer'], ['-amount']]],
+  ['products', (e, limit, sorting) => listProductsJson(e, { organizationIds: org }, sorting, { page: 1, limit }), [['-created_at'], ['name'], ['-price_amount']]],
 ];
 
 /** CPU ms of the PostgreSQL backends serving this process's pool (their /proc stat). */
@@ -53,9 +55,9 @@ async function backendCpuMs(): Promise<number> {
 }
 
 let mismatches = 0;
-for (const [name, read] of reads) {
+for (const [name, read, sortings] of reads) {
   for (const limit of [10, 100]) {
-    for (const sorting of [['-created_at'], ['customer'], ['-amount']]) {
+    for (const sorting of sortings) {
       const full = (await read(em(true), limit, sorting)).text;
       for (let i = 0; i < 2; i++) {
         const spliced = (await read(em(false), limit, sorting)).text;
@@ -68,7 +70,7 @@ for (const [name, read] of reads) {
     }
   }
 }
-console.log(mismatches ? `${mismatches} mismatches` : 'spliced pages = full statement pages (orders, subscriptions; limit 10 and 100; 3 sortings)');
+console.log(mismatches ? `${mismatches} mismatches` : 'spliced pages = full statement pages (orders, subscriptions, products; limit 10 and 100; 3 sortings)');
 
 for (const [name, read] of reads) {
   for (const limit of [10, 100]) {

@@ -19,6 +19,8 @@ import { routes as subscriptionRoutes } from '../../api/src/modules/subscription
 import type { RouteSpec } from '../../api/src/kit/routes.ts';
 import { listOrdersJson } from '../../api/src/modules/orders/read-sql.ts';
 import { listSubscriptionsJson } from '../../api/src/modules/subscriptions/read-sql.ts';
+import { productRoutes } from '../../api/src/modules/products/routes.ts';
+import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
 import type { EntityManager } from '../../api/src/kit/db.ts';
 
 let srv: TestServer;
@@ -85,14 +87,16 @@ const listRoute = (list: RouteSpec[], path: string) => list.find((r) => r.method
 
 /** The full statement's body for the same list: the handler inside a transaction (never spliced). */
 async function fullBody(path: string, query: Record<string, unknown>): Promise<string> {
-  const spec = path === '/v1/orders/' ? listRoute(orderRoutes, path) : listRoute(subscriptionRoutes, path);
+  const spec = listRoute(path === '/v1/orders/' ? orderRoutes : path === '/v1/products/' ? productRoutes : subscriptionRoutes, path);
   const parsed = spec.query!.parse(query) as any;
   const em = srv.deps.orm.em.fork() as EntityManager;
   const orgIds = [s.organization.id];
   const out = await em.transactional((tx) =>
     path === '/v1/orders/'
       ? listOrdersJson(tx as EntityManager, orgIds, parsed, parsed)
-      : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
+      : path === '/v1/products/'
+        ? listProductsJson(tx as EntityManager, { organizationIds: orgIds }, parsed.sorting, parsed)
+        : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
   );
   return out.text;
 }
@@ -106,8 +110,10 @@ const QUERIES: [string, Record<string, string | string[]>][] = [
 
 /** Every list over HTTP (twice: the second read splices kept texts only) equals the full statement's body. */
 async function expectSpliced(base: string = srv.url) {
-  for (const path of ['/v1/orders/', '/v1/subscriptions/']) {
-    for (const [qs, query] of QUERIES) {
+  for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/']) {
+    for (let [qs, query] of QUERIES) {
+      // Products are not sorted by customer: by name.
+      if (path === '/v1/products/' && query.sorting) [qs, query] = ['?sorting=-name', { sorting: ['-name'] }];
       const full = await fullBody(path, query);
       for (let n = 0; n < 2; n++) {
         const r = await call(base, `${path}${qs}`);

@@ -48,3 +48,23 @@ describe('a token used a moment ago', () => {
     expect((await listProducts(s.token)).status).toBe(401);
   });
 });
+
+describe('the bearer credential', () => {
+  it('is taken only as `Bearer <token>` with one space, from the header or an access_token alone, never both', async () => {
+    const s = await seller(srv.url, ['products:read']);
+    const get = (authorization: string | null, query = '') =>
+      fetch(`${srv.url}/v1/products/${query}`, { headers: authorization === null ? {} : { authorization } });
+    expect((await get(`Bearer ${s.token}`)).status).toBe(200);
+    expect((await get(`bearer ${s.token}`)).status).toBe(200);
+    const malformed = await get(`Bearer  ${s.token}`);
+    expect(malformed.status).toBe(401);
+    expect((await json(malformed)).detail).toBe('Invalid or expired token');
+    expect((await get(`Bearer\t${s.token}`)).status).toBe(401);
+    expect((await get(`Bearer ${s.token} x`)).status).toBe(401);
+    expect((await get(`Bearer ${s.token}`, `?access_token=${s.token}`)).status).toBe(401);
+    expect((await get(`Bearer polar_oat_unknown`)).status).toBe(401);
+    // A header that is not a bearer scheme of two parts still lets an access_token parameter stand alone.
+    expect((await get(`Bearer\tx y`, `?access_token=${encodeURIComponent(s.token)}`)).status).toBe(200);
+    expect((await get(null)).status).toBe(401);
+  });
+});

@@ -14,7 +14,8 @@
  */
 import type { EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlLiteral, type RawJson } from '../../kit/read-sql.ts';
+import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
+import { isoSql, jsonOne, sqlLiteral, type RawJson } from '../../kit/read-sql.ts';
 import { benefitJsonSql } from '../benefits/read-sql.ts';
 import { mediaPublicUrlPrefix } from './media.ts';
 import { productListSql, type ProductListFilters } from './service.ts';
@@ -145,12 +146,26 @@ export function withMediaUrls(textExpr: string): string {
 }
 
 /**
- * `GET /v1/products/` in one statement: the filters, sorting and pagination of `listProductIds`, the
- * body `{"items": [...productJsonSql], "pagination": ...}` as JSON text.
+ * A product's item in a list is its stored read model with the media URLs in place: its text depends
+ * only on that row (and the configured URL prefix), so the row's version (`xmin`, new at every commit
+ * that refreshes it) is the item's version. No stored row reads as `null`, as the full statement's.
+ */
+const productFragment: FragmentKind = {
+  name: 'product',
+  build: () => `select p.id::text as id, ${PRODUCT_VERSION} as v, coalesce(${withMediaUrls('r.json::text')}, 'null') as j
+    from products p left join product_read_models r on r.product_id = p.id where p.id = any(?::uuid[])`,
+  variant: mediaPublicUrlPrefix,
+};
+const PRODUCT_VERSION = `coalesce(r.xmin::text, '')`;
+const productVersionSql = (idExpr: string) => `coalesce((select r.xmin::text from product_read_models r where r.product_id = ${idExpr}), '')`;
+
+/**
+ * `GET /v1/products/`: the filters, sorting and pagination of `listProductIds`, the body
+ * `{"items": [...productJsonSql], "pagination": ...}` as JSON, its items kept by version (`splicedPage`).
  */
 export function listProductsJson(em: EntityManager, f: ProductListFilters, sorting: string[], page: Page): Promise<RawJson> {
   const { from, where, params, sort } = productListSql(f, sorting);
-  return jsonPage(
+  return splicedPage(
     em,
     {
       matched: `select p.id${sort.map((c, i) => `, ${c.expr} as s${i}`).join('')} from ${from} where ${where}`,
@@ -158,6 +173,8 @@ export function listProductsJson(em: EntityManager, f: ProductListFilters, sorti
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item: storedProductJsonSql,
       text: withMediaUrls,
+      kind: productFragment,
+      version: productVersionSql,
     },
     page,
   );
