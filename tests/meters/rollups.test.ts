@@ -415,6 +415,36 @@ describe('meter rollups', () => {
     expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 12 }]);
   });
 
+  it("count an organization's unmerged events while another organization's merges run", async () => {
+    const em = srv.deps.orm.em.fork();
+    const other = await usageSeller(srv);
+    const mine = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Mine',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'count' },
+    });
+    const theirs = await call(srv, other.token, 'POST', '/v1/meters/', {
+      name: 'Theirs',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'count' },
+    });
+    const range = `start_timestamp=${new Date(BASE).toISOString()}&end_timestamp=${new Date(BASE + 10 * HOUR).toISOString()}&interval=day`;
+    const read = async () => (await call(srv, other.token, 'GET', `/v1/meters/${theirs.body.id}/quantities?${range}`)).body.quantities;
+    expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 0 }]);
+    // The other organization's events, committed and not merged; then this organization ingests and merges.
+    const rawEvent = `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "metadata")
+      values (gen_random_uuid(), now(), $1, 'api', 'user', $2, '{}')`;
+    await runSql(em, rawEvent, [new Date(BASE + 3 * HOUR), other.organization.id]);
+    await ingest([{ name: 'api', at: 2 * HOUR, who: { customer: 0 }, system: false, metadata: { a: 3 } }], [1]);
+    await mergeRollups(em, s.organization.id);
+    await runSql(em, rawEvent, [new Date(BASE + 4 * HOUR), s.organization.id]);
+    await mergeRollups(em, s.organization.id);
+    expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 1 }]);
+    await mergeRollups(em, other.organization.id);
+    expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 1 }]);
+    await runSql(em, 'delete from "meters" where "id" = any($1::uuid[])', [[mine.body.id, theirs.body.id]]);
+  });
+
   it('stay exact under concurrent ingest through the API with merges running meanwhile', async () => {
     const em = srv.deps.orm.em.fork();
     await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);

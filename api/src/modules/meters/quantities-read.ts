@@ -16,7 +16,10 @@
  * rollups and the snapshot move together in a merge's transaction, and one statement reads both in
  * one snapshot), so no retry is needed: events whose transaction id is at or above the snapshot's
  * xmin and not visible in it (`xid >= xmin` is a BRIN range; between xmin and xmax, usually none, the
- * visibility test filters). Customers are resolved inside the statement too (the same rules as
+ * visibility test filters). That scan reads every range summary of `events_xid_brin`, which grow with
+ * the table, so it runs only when `events_xids` (one row per transaction that inserted events, kept
+ * by a statement trigger on `events`) holds a transaction the snapshot does not (`pending`): after
+ * the merge has caught up, a read touches no raw event outside its partial edges. Customers are resolved inside the statement too (the same rules as
  * `eventConditions`: ids of the organization's customers, deleted ones included, and their external
  * ids; external ids and the live customers carrying them).
  */
@@ -119,7 +122,8 @@ export async function cachedQuantitiesJson(
     const hs = params.add(covered.from.toISOString(), 'timestamptz');
     const he = params.add(covered.to.toISOString(), 'timestamptz');
     parts.push(
-      raw(`e."xid" >= ${params.add(meter.xminHint, 'bigint')} and e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
+      raw(`(select pending from m) and e."xid" >= ${params.add(meter.xminHint, 'bigint')} and e."xid" >= (select xmin from m)
+           and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
            and e."timestamp" >= ${hs} and e."timestamp" < ${he}`),
     );
     if (q.start < covered.from) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
@@ -131,7 +135,9 @@ export async function cachedQuantitiesJson(
   const sql = `with m as materialized (
       select coalesce(${def} and m."rollup" = jsonb_build_object('filter', m."filter", 'aggregation', m."aggregation")
                       and m."rolled_snapshot" is not null, false) as ok,
-             m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin
+             m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin,
+             exists (select 1 from "events_xids" x where x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
+                       and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")) as pending
       from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
     )${resolved.length ? `, cu as materialized (select ${resolved.join(', ')})` : ''}, q as (${bucketedQuantitiesSql(interval, start, end, totals)})
     select coalesce((select ok from m), false) as ok, (select xmin from m)::text as xmin,

@@ -122,6 +122,13 @@ function writeRollupsSql(selects: string[], tail = ''): string {
 }
 
 /**
+ * Drops from `events_xids` the transactions below every rolled_snapshot's xmin (as the statement sees
+ * them: the snapshots it moves count with their old value), which no read's unmerged tail can hold.
+ */
+const TRIM_XIDS = `delete from "events_xids" x
+  where x."xid" < (select min(pg_snapshot_xmin(m."rolled_snapshot")::text::bigint) from "meters" m where m."rolled_snapshot" is not null)`;
+
+/**
  * Merges into every built rollup of the organization its events committed since the last merge
  * (visible in a fresh snapshot, not in the meter's `rolled_snapshot`) and stores that snapshot, in
  * one transaction under the organization's rollup lock. Returns the number of rollup rows written.
@@ -150,7 +157,10 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
     );
     const { rows: merged } = await runSql<{ n: number }>(
       tx,
-      writeRollupsSql(selects, `, moved as (update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${ids}))`),
+      writeRollupsSql(
+        selects,
+        `, moved as (update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${ids})), trimmed as (${TRIM_XIDS})`,
+      ),
       params.values,
     );
     return merged[0]?.n ?? 0;
