@@ -182,11 +182,16 @@ const copyField = (v: string | null) =>
  * Runs `run` against the bare ingest server (bench/ingest-bare.ts) started as a child process on the
  * bench database (through the proxy, as the API), then stops it.
  */
-async function bareIngest<T>(databaseUrl: string, organizationId: string, run: (server: { url: string; pids: number[] }) => Promise<T>): Promise<T> {
+async function bareIngest<T>(
+  databaseUrl: string,
+  organizationId: string,
+  run: (server: { url: string; pids: number[] }) => Promise<T>,
+  mode: 'whole' | 'stream' | 'null' = 'whole',
+): Promise<T> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ingest-bare.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), ORGANIZATION_ID: organizationId },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), ORGANIZATION_ID: organizationId, BARE_MODE: mode },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -253,12 +258,16 @@ async function main() {
     const api0 = sumCpuMs(serverPids);
     const s0 = proxy.statements;
     const x0 = proxy.transactions;
+    const self0 = process.cpuUsage();
     const t = performance.now();
     await work();
     const seconds = (performance.now() - t) / 1000;
     const statements = (proxy.statements - s0) / n;
     const transactions = (proxy.transactions - x0) / n;
     const apiCpu = (sumCpuMs(serverPids) - api0) / n;
+    const self = process.cpuUsage(self0);
+    /** This process: the HTTP client and the statement-counting proxy, on the same cores. */
+    const benchCpu = (self.user + self.system) / 1000 / n;
     const after = await backends();
     const pgCpu = after.reduce((s, p) => s + cpuMs(p) - (cpu0.get(p) ?? 0), 0) / n;
     return {
@@ -267,7 +276,8 @@ async function main() {
       transactions,
       apiCpu,
       pgCpu,
-      text: `CPU per request: API ${ms(apiCpu)}, PostgreSQL ${ms(pgCpu)}; ${statements.toFixed(2)} statements and ${transactions.toFixed(2)} transactions (BEGIN) per request`,
+      benchCpu,
+      text: `CPU per request: API ${ms(apiCpu)}, PostgreSQL ${ms(pgCpu)}, this bench (client and proxy) ${ms(benchCpu)}; ${statements.toFixed(2)} statements and ${transactions.toFixed(2)} transactions (BEGIN) per request`,
     };
   };
 
@@ -404,6 +414,8 @@ async function main() {
   // `--skip-ingest`: no API ingest runs; the table keeps the reference COPY's rows and the bulk fill continues after them.
   if (!SKIP_INGEST) {
     const bare = await bareIngest(proxied.toString(), org.id, (server) => ingest(1, server));
+    const bareStream = await bareIngest(proxied.toString(), org.id, (server) => ingest(1, server), 'stream');
+    const bareNull = await bareIngest(proxied.toString(), org.id, (server) => ingest(1, server), 'null');
     const one = await ingest(1);
     const four = await ingest(4);
     console.log(`ingest of ${fmt(SAMPLE)} events (one meter, its rollups merged after commit; batches of ${BATCH})`);
@@ -417,7 +429,19 @@ async function main() {
     console.log(`                               ${bare.line}`);
     console.log(`                               ${bare.m.text.replace('API', 'server')}`);
     console.log(`                               ${bare.breakdown ?? 'wall per request: no COPY exchange seen'}`);
-    console.log(`  API, 1 request in flight     ${one.line}; ${(one.rate / bare.rate).toFixed(2)} × the bare server`);
+    console.log(`  bare node:http server streaming, 1 in flight (BARE_MODE=stream: COPY started at the headers, each event parsed and its row sent as its bytes arrive, commit at the last byte)`);
+    console.log(`                               ${bareStream.line}`);
+    console.log(`                               ${bareStream.m.text.replace('API', 'server')}`);
+    console.log(`                               ${bareStream.breakdown ?? 'wall per request: no COPY exchange seen'}`);
+    console.log(`  HTTP alone, 1 in flight (BARE_MODE=null: the same requests read and answered, no PostgreSQL)`);
+    console.log(`                               ${bareNull.line.replace(/ = [\d.]+ × COPY.*? \(request/, ' (request')}`);
+    console.log(`                               CPU per request: server ${ms(bareNull.m.apiCpu)}, this bench (client and proxy) ${ms(bareNull.m.benchCpu)}`);
+    const perBatch = (rate: number) => ms((BATCH / rate) * 1000);
+    console.log(
+      `  mean ms per ${BATCH} events: COPY ${perBatch(copyRate)}, batched COPY ${perBatch(batchedRate)}, 0.9 × COPY allows ${perBatch(copyRate * 0.9)};` +
+        ` HTTP alone ${perBatch(bareNull.rate)}, bare ${perBatch(bare.rate)}, bare streaming ${perBatch(bareStream.rate)}, API 1 in flight ${perBatch(one.rate)}`,
+    );
+    console.log(`  API, 1 request in flight     ${one.line}; ${(one.rate / bare.rate).toFixed(2)} × the bare server, ${(one.rate / bareStream.rate).toFixed(2)} × the streaming bare server`);
     console.log(`                               ${one.m.text}`);
     console.log(`                               ${one.breakdown ?? 'wall per request: no COPY exchange seen'}`);
     console.log(`  API, 4 requests in flight    ${four.line}`);
