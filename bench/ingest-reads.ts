@@ -5,7 +5,9 @@
  * CPU ms of the API process and of its PostgreSQL backends per request, statements per request, and
  * whether the answers equal the raw-event scan.
  *
- *   npx tsx bench/ingest-reads.ts --database <name of the kept database> [--runs 200]
+ *   npx tsx bench/ingest-reads.ts --database <name of the kept database> [--runs 200] [--profile-api <dir>]
+ *
+ * `--profile-api <dir>` writes the API process's V8 CPU profile (`--cpu-prof`) there when it exits.
  *
  * bench/ingest prints the kept database's name at the end. The database is left as it is (dropped by
  * hand: `dropdb`); the API runs on it (migrations applied at start) through the statement-counting proxy.
@@ -28,6 +30,7 @@ const i = process.argv.indexOf('--database');
 const DATABASE = i >= 0 ? process.argv[i + 1] : undefined;
 if (!DATABASE) throw new Error('--database <name of a database kept by bench:ingest --keep>');
 const RUNS = arg('runs', 200);
+const PROFILE_DIR = process.argv.includes('--profile-api') ? process.argv[process.argv.indexOf('--profile-api') + 1] : undefined;
 const DAY = 86_400_000;
 
 const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -59,7 +62,7 @@ async function main() {
   proxied.port = String(await proxy.listen());
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
+  api = spawn(process.execPath, [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), '--import', 'tsx', 'api/src/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: proxied.toString(), HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, SERVE_UI: 'false', LOG_LEVEL: 'warn', TEMPORAL_TASK_QUEUE: `bench-reads-${process.pid}`, API_RATE_LIMIT_PER_MINUTE: '1000000' },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -1,0 +1,63 @@
+/**
+ * Benchmark helper (not a test): EXPLAIN (ANALYZE, BUFFERS) of the one prepared quantities statement
+ * (`meters/quantities-read.ts`) on a database kept by `bench:ingest --keep`, 30 daily buckets ending
+ * now, for one customer and for all customers, and the backend CPU per run of the statement.
+ *
+ *   npx tsx bench/meters-explain.ts --database <kept> [--runs 200]
+ */
+import pg from 'pg';
+import { loadConfig } from '../api/src/config.ts';
+import { initOrm } from '../api/src/kit/db.ts';
+import { allEntities } from '../api/src/modules/entities.ts';
+import { cachedQuantitiesJson, rememberMeter } from '../api/src/modules/meters/quantities-read.ts';
+import { meterWithRollupState } from '../api/src/modules/meters/rollups.ts';
+import { arg } from './common.ts';
+import { cpuMs } from './ingest-measure.ts';
+
+const i = process.argv.indexOf('--database');
+const DATABASE = i >= 0 ? process.argv[i + 1] : undefined;
+if (!DATABASE) throw new Error('--database <name of a database kept by bench:ingest --keep>');
+const RUNS = arg('runs', 200);
+const url = new URL(loadConfig().DATABASE_URL);
+url.pathname = `/${DATABASE}`;
+const orm = await initOrm({ DATABASE_URL: url.toString(), DATABASE_POOL_MAX: 1 } as never, allEntities);
+const db = new pg.Client({ connectionString: url.toString() });
+await db.connect();
+try {
+  const em = orm.em.fork();
+  const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<pg.Pool> }).getNativeClient();
+  const { id: meterId, organization_id: org } = (await db.query('select "id", "organization_id" from "meters" limit 1')).rows[0];
+  const customer = (await db.query(`select "id" from "customers" order by substring("email" from 2 for position('@' in "email") - 2)::int offset 1 limit 1`)).rows[0].id;
+  const meter = await meterWithRollupState(em, meterId, [org]);
+  if (!meter?.current) throw new Error('the meter rollups are not current: read it once through the API first');
+  const end = new Date();
+  const start = new Date(end.getTime() - 30 * 86_400_000);
+  for (const [label, customerIds] of [['one customer', [customer]], ['all customers', undefined]] as const) {
+    rememberMeter(meterId, meter);
+    const q = { start, end, interval: 'day' as const, customerIds: customerIds ? [...customerIds] : undefined };
+    let captured: { text: string; values: unknown[] } | undefined;
+    const query = pool.query.bind(pool);
+    (pool as unknown as { query: unknown }).query = (c: { text: string; values: unknown[] }) => {
+      captured ??= c;
+      return query(c as never);
+    };
+    if (!(await cachedQuantitiesJson(em, meterId, [org], q))) throw new Error('the prepared path answered nothing');
+    (pool as unknown as { query: unknown }).query = query;
+    const client = await pool.connect();
+    try {
+      const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+      for (let k = 0; k < 10; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
+      const c0 = cpuMs(pid);
+      for (let k = 0; k < RUNS; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
+      const per = (cpuMs(pid) - c0) / RUNS;
+      const plan = await client.query({ text: `explain (analyze, buffers, settings) ${captured!.text}`, values: captured!.values });
+      console.log(`\n## ${label}: PostgreSQL CPU ${per.toFixed(2)} ms per run of the prepared statement (${RUNS} runs)\n`);
+      console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+    } finally {
+      client.release();
+    }
+  }
+} finally {
+  await db.end();
+  await orm.close();
+}
