@@ -130,10 +130,10 @@ function preparedCommon(f: FastPrepared, input: CheckoutConfirm): Prepared {
 
 /** Step 1: see the file comment. */
 async function prepare(em: EntityManager, clientSecret: string, input: CheckoutConfirm): Promise<Prepared> {
+  // The common checkout in one read and one guarded write, no transaction (confirm-fast.ts).
+  const f = await prepareCommon(em, clientSecret, input);
+  if (f) return preparedCommon(f, input);
   return em.transactional(async (tx) => {
-    // The common checkout in one read (confirm-fast.ts); anything else continues below on the row that read locked.
-    const f = await prepareCommon(tx, clientSecret, input);
-    if (f) return preparedCommon(f, input);
     const c = await lockCheckoutBySecret(tx, clientSecret);
     if (c.status !== 'open') throw NotOpenCheckout(`Checkout is ${effectiveStatus(c)}.`);
     // Reopened after a failed fulfilment that had already written its (now refunded) order: one order
