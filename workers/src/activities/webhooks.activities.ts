@@ -5,7 +5,7 @@ import type { WebhookActivities } from '@emporia/workflows/contracts';
 import {
   deliverAttempt,
   deliverFirstAttempts,
-  fanOutOutbox,
+  fanOutOutboxSql,
   sendEndpointDisabledMails,
   webhookEventFailed,
   WebhookEventMissing,
@@ -26,9 +26,9 @@ export function createWebhookActivities(deps: Deps): WebhookActivities {
   };
 
   return {
-    /** Outbox → webhook events, one transaction. Sends nothing and starts nothing. */
+    /** Outbox → webhook events: one statement for unsubscribed events, one transaction for the rest. Sends nothing and starts nothing. */
     async fanOutOutbox(): Promise<{ dispatched: number; created: number; full: boolean }> {
-      return fanOutOutbox(orm.em.fork(), FAN_OUT_BATCH, () => faultDelay('webhook-fan-out:before-commit'));
+      return fanOutOutboxSql(orm.em.fork(), FAN_OUT_BATCH, () => faultDelay('webhook-fan-out:before-commit'));
     },
 
     /** First attempts of committed, never-attempted events; failures get a retry workflow after the commit. */

@@ -51,17 +51,19 @@ export function webhookPayload(event: OutboxEvent, format: WebhookEndpoint['form
  * Fan-out: claims undispatched outbox events in insertion order (SKIP LOCKED, so several dispatchers
  * can run), creates one WebhookEvent per subscribed enabled endpoint and marks the events dispatched,
  * all in one transaction. Nothing is sent or started here: deliveries begin only from committed rows
- * (deliverFirstAttempts). `beforeCommit` is a test-only hook (fault injection).
+ * (deliverFirstAttempts). `beforeCommit` is a test-only hook (fault injection). `ids` limits the claim
+ * to those events (fan-out-sql.ts hands over the ones an endpoint subscribes to).
  */
 export async function fanOutOutbox(
   em: EntityManager,
   limit = 100,
   beforeCommit?: () => Promise<void>,
+  ids?: readonly string[],
 ): Promise<{ dispatched: number; created: number; full: boolean }> {
   return em.transactional(async (tx) => {
     const events = await tx.find(
       OutboxEvent,
-      { dispatchedAt: null },
+      ids ? { dispatchedAt: null, id: { $in: [...ids] } } : { dispatchedAt: null },
       { orderBy: { seq: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
     );
     if (!events.length) return { dispatched: 0, created: 0, full: false };

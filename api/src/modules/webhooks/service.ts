@@ -304,3 +304,4 @@ export async function webhookBacklog(em: EntityManager): Promise<{ undispatched_
 
 // The worker's activities and the bench read the fan-out through this module.
 export { fanOutOutbox, sealSecret } from './fan-out.ts';
+export { fanOutOutboxSql } from './fan-out-sql.ts';
