@@ -3,7 +3,9 @@
  * (`meters/quantities-read.ts`) on a database kept by `bench:ingest --keep`, 30 daily buckets ending
  * now, for one customer and for all customers, and the backend CPU per run of the statement.
  *
- *   npx tsx bench/meters-explain.ts --database <kept> [--runs 200]
+ *   npx tsx bench/meters-explain.ts --database <kept> [--runs 200] [--generic]
+ *
+ * `--generic` sets plan_cache_mode = force_generic_plan on the connection (what a generic plan would cost and look like).
  */
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
@@ -18,6 +20,12 @@ const i = process.argv.indexOf('--database');
 const DATABASE = i >= 0 ? process.argv[i + 1] : undefined;
 if (!DATABASE) throw new Error('--database <name of a database kept by bench:ingest --keep>');
 const RUNS = arg('runs', 200);
+const GENERIC = process.argv.includes('--generic');
+/** A parameter value as an SQL literal (EXECUTE takes no bound parameters). */
+const literal = (v: unknown): string => {
+  const text = Array.isArray(v) ? `{${v.map((x) => `"${String(x).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : String(v);
+  return `'${text.replace(/'/g, "''")}'`;
+};
 const url = new URL(loadConfig().DATABASE_URL);
 url.pathname = `/${DATABASE}`;
 const orm = await initOrm({ DATABASE_URL: url.toString(), DATABASE_POOL_MAX: 1 } as never, allEntities);
@@ -46,11 +54,13 @@ try {
     const client = await pool.connect();
     try {
       const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+      if (GENERIC) await client.query('set plan_cache_mode = force_generic_plan');
       for (let k = 0; k < 10; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
       const c0 = cpuMs(pid);
       for (let k = 0; k < RUNS; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
       const per = (cpuMs(pid) - c0) / RUNS;
-      const plan = await client.query({ text: `explain (analyze, buffers, settings) ${captured!.text}`, values: captured!.values });
+      const explain = `explain (analyze, buffers, settings) execute ${`explain_${label.split(' ')[0]}`}(${captured!.values.map(literal).join(', ')})`;
+      const plan = await client.query(explain);
       console.log(`\n## ${label}: PostgreSQL CPU ${per.toFixed(2)} ms per run of the prepared statement (${RUNS} runs)\n`);
       console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
     } finally {
