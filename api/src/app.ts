@@ -22,6 +22,7 @@ import { buildOpenApi, DOCS_HTML, DOCS_SCRIPT } from './kit/openapi.ts';
 import { authenticate } from './kit/principals.ts';
 import { mount, registry } from './kit/routes.ts';
 import type { EntityManager } from './kit/db.ts';
+import type { SqlReader } from './kit/read-sql.ts';
 import { allRoutes } from './modules/routes.ts';
 import { webhookBacklog } from './modules/webhooks/service.ts';
 import { idempotencyKeys } from './modules/idempotency/middleware.ts';
@@ -39,6 +40,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     id: string;
     em: EntityManager;
+    /** Reads through `kit/read-sql.ts`: `em` once it exists, else the pool (no transaction), forking none. */
+    sql: SqlReader;
   }
 }
 
@@ -151,6 +154,15 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
     let em: EntityManager | undefined;
     const requestEm = () => (em ??= deps.orm.em.fork({ disableContextResolution: true }) as EntityManager);
     Object.defineProperty(req, 'em', { get: requestEm, set: (v: EntityManager) => void (em = v), configurable: true, enumerable: true });
+    req.sql = {
+      isInTransaction: () => em?.isInTransaction() ?? false,
+      getConnection: (type) => (em ?? deps.orm.em).getConnection(type),
+      // Called only inside a transaction, which only an existing EntityManager can be in: the arguments passed through as given.
+      execute: ((...args: unknown[]) => {
+        const e = requestEm();
+        return (e.execute as unknown as (...a: unknown[]) => unknown).apply(e, args);
+      }) as unknown as SqlReader['execute'],
+    };
     contextStorage.run(new RequestContext(new LazyContextForks(deps.orm.em.name, requestEm)), next);
   });
 

@@ -77,15 +77,16 @@ export function forgetCachedPrincipals(match: (p: Principal) => boolean): void {
   for (const [key, entry] of principalCache) if (match(entry.principal)) principalCache.delete(key);
 }
 
-async function resolveCached(em: EntityManager, token: string, r: { resolve: TokenResolver; cacheMs: number }): Promise<Principal | null> {
-  if (!r.cacheMs) return r.resolve(em, token);
+/** `em` is called only when the token must be looked up (a cache hit forks no EntityManager). */
+async function resolveCached(em: () => EntityManager, token: string, r: { resolve: TokenResolver; cacheMs: number }): Promise<Principal | null> {
+  if (!r.cacheMs) return r.resolve(em(), token);
   // The token's SHA-256 in one call (no Hash object per request).
   const key = hash('sha256', token, 'base64');
   const now = Date.now();
   const hit = principalCache.get(key);
   if (hit && hit.until > now) return hit.principal;
   if (hit) principalCache.delete(key);
-  const principal = await r.resolve(em, token);
+  const principal = await r.resolve(em(), token);
   if (principal) {
     const expires = principal.kind === 'organization' ? principal.expiresAt?.getTime() ?? Infinity : Infinity;
     if (principalCache.size >= PRINCIPAL_CACHE_MAX) principalCache.delete(principalCache.keys().next().value!);
@@ -100,11 +101,11 @@ export function registerSessionResolver(resolve: TokenResolver, readCookie: (req
   cookieReader = readCookie;
 }
 
-async function resolveBearer(em: EntityManager, token: string): Promise<Principal | null> {
+async function resolveBearer(em: () => EntityManager, token: string): Promise<Principal | null> {
   const match = bearerResolvers.find((r) => token.startsWith(r.prefix));
   if (match) return resolveCached(em, token, match);
   // Not a prefixed API token: a Better Auth style session token sent as a bearer.
-  return sessionResolver ? sessionResolver(em, token) : null;
+  return sessionResolver ? sessionResolver(em(), token) : null;
 }
 
 declare module 'express-serve-static-core' {
@@ -153,7 +154,7 @@ export function authenticate(): RequestHandler {
       if (!/^bearer\s+\S+/i.test(req.headers.authorization)) return next(Unauthorized('Invalid authorization header'));
       const token = bearerToken(req);
       if (token === MALFORMED) return next(Unauthorized('Invalid or expired token'));
-      return resolveBearer(req.em, token as string).then((principal) => {
+      return resolveBearer(() => req.em, token as string).then((principal) => {
         if (!principal) return next(Unauthorized('Invalid or expired token'));
         req.principal = principal;
         next();

@@ -20,8 +20,7 @@
  * the way `json_agg` / `json_build_object` write them (`tests/reads/fragments.test.ts`).
  */
 import type { Pool } from 'pg';
-import type { EntityManager } from './db.ts';
-import { jsonPage, pageBounds, query, RawJson, type JsonPageQuery } from './read-sql.ts';
+import { jsonPage, pageBounds, query, RawJson, type JsonPageQuery, type SqlReader } from './read-sql.ts';
 import type { Page } from './pagination.ts';
 
 /** How long a kept version is used at most. */
@@ -74,7 +73,7 @@ const ITEMS_OPEN = Buffer.from('{"items" : [');
 const ITEM_SEPARATOR = Buffer.from(', ');
 
 /** The kept fragments of the database behind `em`'s pool. */
-async function cacheOf(em: EntityManager): Promise<FragmentCache> {
+async function cacheOf(em: SqlReader): Promise<FragmentCache> {
   const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<Pool> }).getNativeClient();
   let cache = caches.get(pool);
   if (!cache) caches.set(pool, (cache = new FragmentCache()));
@@ -108,7 +107,7 @@ export interface SplicedPageQuery extends JsonPageQuery {
  * when an item changed between the page's statement and the one that built the missing ones, the full
  * statement answers.
  */
-export async function splicedPage(em: EntityManager, q: SplicedPageQuery, page: Page): Promise<RawJson> {
+export async function splicedPage(em: SqlReader, q: SplicedPageQuery, page: Page): Promise<RawJson> {
   if (em.isInTransaction()) return jsonPage(em, q, page);
   const cache = await cacheOf(em);
   const bounds = pageBounds(page);

@@ -25,8 +25,15 @@ import type { Page } from './pagination.ts';
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
 
+/**
+ * What a read needs of an EntityManager: whether it is in a transaction (then `execute` on its
+ * connection) and its connection's pool otherwise. An EntityManager is one; a route's `ctx.sql` is one
+ * that forks no EntityManager for a read that only goes to the pool.
+ */
+export type SqlReader = Pick<EntityManager, 'isInTransaction' | 'getConnection' | 'execute'>;
+
 /** Runs `sql` (`?` placeholders) and returns its rows. */
-export async function query<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+export async function query<T>(em: SqlReader, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
   const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<Pool> }).getNativeClient();
   let n = 0;
@@ -142,7 +149,7 @@ export interface JsonPageQuery {
  * "max_page"}}` (what `paginated` builds), in one statement: the count and the page's items come
  * from the same `matched` rows.
  */
-export async function jsonPage(em: EntityManager, q: JsonPageQuery, page: Page): Promise<RawJson> {
+export async function jsonPage(em: SqlReader, q: JsonPageQuery, page: Page): Promise<RawJson> {
   // `m` is inlined into both the page and the count (not materialized): the page is a top-N the
   // planner can take from an index in order, and the count an index-only scan, instead of sorting
   // every matched row to number them.
@@ -163,7 +170,7 @@ export async function jsonPage(em: EntityManager, q: JsonPageQuery, page: Page):
  * answers 404. `where` must include the caller's scope (organization ids).
  */
 export async function jsonOne(
-  em: EntityManager,
+  em: SqlReader,
   q: { table: string; where: string; params: unknown[]; item: (idExpr: string) => string; text?: (textExpr: string) => string },
 ): Promise<RawJson | null> {
   const rows = await query<{ body: string }>(

@@ -10,7 +10,7 @@ import { authorize, type AuthRequirement, type Principal } from './principals.ts
 import { RequestValidationError } from './errors.ts';
 import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
-import { RawJson, sendRawJson } from './read-sql.ts';
+import { RawJson, sendRawJson, type SqlReader } from './read-sql.ts';
 
 /**
  * What handlers receive as `ctx.deps`. Empty here (kit knows nothing of the modules); the composition
@@ -29,7 +29,10 @@ export interface HandlerContext<P, Q, B> {
   query: Q;
   body: B;
   principal: Principal;
+  /** The request's EntityManager, forked on first access (reading `ctx.em` forks it). */
   em: EntityManager;
+  /** For reads through `read-sql.ts`: the request's pool, or its EntityManager once one exists; forks none. */
+  sql: SqlReader;
   deps: HandlerDeps;
 }
 
@@ -129,7 +132,10 @@ function declare(router: Router, deps: HandlerDeps, spec: RouteSpec): void {
       query,
       body,
       principal: req.principal,
-      em: req.em,
+      get em() {
+        return req.em;
+      },
+      sql: req.sql,
       deps,
     } as HandlerContext<unknown, unknown, unknown>);
     if (res.headersSent) return;

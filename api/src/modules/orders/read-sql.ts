@@ -5,9 +5,9 @@
  * `tests/reads/customers-orders-subscriptions-sql-equivalence.test.ts` compares it with the serializer on the
  * same rows; change both together.
  */
-import { containsPattern, type EntityManager } from '../../kit/db.ts';
+import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import { billingAddressJsonSql, customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
 import { mediaPublicUrlPrefix } from '../products/media.ts';
@@ -108,7 +108,7 @@ function productTypeSql(lists: (readonly string[] | undefined)[]): string | unde
 }
 
 /** `GET /v1/orders/` of the organizations: the filters, sorting and pagination of `listOrders`, as one JSON text. */
-export function listOrdersJson(em: EntityManager, organizationIds: string[], q: OrderListQuery, page: Page): Promise<RawJson> {
+export function listOrdersJson(em: SqlReader, organizationIds: string[], q: OrderListQuery, page: Page): Promise<RawJson> {
   const params: unknown[] = [];
   const where = [sqlIn('x.organization_id', organizationIds, params)];
   for (const [key, column] of [
@@ -146,7 +146,7 @@ export function listOrdersJson(em: EntityManager, organizationIds: string[], q: 
 }
 
 /** `GET /v1/orders/:id`: the order's JSON text if it belongs to one of `organizationIds`, else null (404). */
-export function orderJson(em: EntityManager, organizationIds: string[], id: string): Promise<RawJson | null> {
+export function orderJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
   return jsonOne(em, { table: 'orders', where: `x.id = ? and ${sqlIn('x.organization_id', organizationIds, params)}`, params, item: orderJsonSql, text: withMediaUrls });
 }

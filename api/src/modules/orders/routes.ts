@@ -35,9 +35,10 @@ export const routes: RouteSpec[] = [
       sorting: sortingQuery(['created_at', 'amount', 'net_amount', 'customer', 'product', 'discount', 'subscription']),
     }),
     response: listSchema,
-    async handler({ query, principal, em }) {
-      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      return listOrdersJson(em, orgIds, query, query);
+    async handler(ctx) {
+      const { query, principal, sql } = ctx;
+      const orgIds = await scopedOrganizationIds(() => ctx.em, principal, query.organization_id);
+      return listOrdersJson(sql, orgIds, query, query);
     },
   }),
   route({
@@ -48,9 +49,10 @@ export const routes: RouteSpec[] = [
     auth: READ,
     params: z.object({ id: z.uuid() }),
     response: orderSchema,
-    async handler({ params, principal, em }) {
-      const orgIds = await visibleOrganizationIds(em, principal);
-      const json = await orderJson(em, orgIds, params.id);
+    async handler(ctx) {
+      const { params, principal, sql } = ctx;
+      const orgIds = await visibleOrganizationIds(() => ctx.em, principal);
+      const json = await orderJson(sql, orgIds, params.id);
       if (!json) throw ResourceNotFound('Order not found');
       return json;
     },

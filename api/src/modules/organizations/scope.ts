@@ -4,14 +4,17 @@ import type { Principal } from '../../kit/principals.ts';
 import { fieldError } from '../../kit/errors.ts';
 import { Member } from './entities.ts';
 
-export async function visibleOrganizationIds(em: EntityManager, principal: Principal): Promise<string[]> {
+/** An EntityManager, or a function that returns one when a user's memberships must be read (no fork for a token). */
+export type LazyEm = EntityManager | (() => EntityManager);
+
+export async function visibleOrganizationIds(em: LazyEm, principal: Principal): Promise<string[]> {
   switch (principal.kind) {
     case 'organization':
       return [principal.organizationId];
     case 'customer':
       return [principal.organizationId];
     case 'user': {
-      const members = await em.find(Member, { user: principal.userId }, { fields: ['organization'] });
+      const members = await (typeof em === 'function' ? em() : em).find(Member, { user: principal.userId }, { fields: ['organization'] });
       return members.map((m) => m.organization.id);
     }
     case 'oauth2':
@@ -23,7 +26,7 @@ export async function visibleOrganizationIds(em: EntityManager, principal: Princ
 }
 
 /** The organizations a list reads: those the principal sees, narrowed to `requested` (`?organization_id=`) when given. */
-export async function scopedOrganizationIds(em: EntityManager, principal: Principal, requested?: string[] | null): Promise<string[]> {
+export async function scopedOrganizationIds(em: LazyEm, principal: Principal, requested?: string[] | null): Promise<string[]> {
   const ids = await visibleOrganizationIds(em, principal);
   return requested ? ids.filter((id) => requested.includes(id)) : ids;
 }

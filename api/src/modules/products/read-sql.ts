@@ -12,10 +12,9 @@
  * the same rows; a change of the JSON changes `buildProductJsonSql` and comes with a migration that
  * replaces the stored copy's function `product_read_model_json` (Migration20261126021500).
  */
-import type { EntityManager } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
 import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
-import { isoSql, jsonOne, sqlLiteral, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlLiteral, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 import { benefitJsonSql } from '../benefits/read-sql.ts';
 import { mediaPublicUrlPrefix } from './media.ts';
 import { productListSql, type ProductListFilters } from './service.ts';
@@ -163,7 +162,7 @@ const productVersionSql = (idExpr: string) => `coalesce((select r.xmin::text fro
  * `GET /v1/products/`: the filters, sorting and pagination of `listProductIds`, the body
  * `{"items": [...productJsonSql], "pagination": ...}` as JSON, its items kept by version (`splicedPage`).
  */
-export function listProductsJson(em: EntityManager, f: ProductListFilters, sorting: string[], page: Page): Promise<RawJson> {
+export function listProductsJson(em: SqlReader, f: ProductListFilters, sorting: string[], page: Page): Promise<RawJson> {
   const { from, where, params, sort } = productListSql(f, sorting);
   return splicedPage(
     em,
@@ -181,7 +180,7 @@ export function listProductsJson(em: EntityManager, f: ProductListFilters, sorti
 }
 
 /** `GET /v1/products/:id`: the product's JSON text if it belongs to one of `organizationIds`, else null (404). */
-export function productJson(em: EntityManager, organizationIds: string[], id: string): Promise<RawJson | null> {
+export function productJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   if (!organizationIds.length) return Promise.resolve(null);
   return jsonOne(em, {
     table: 'products',

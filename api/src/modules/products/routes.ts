@@ -44,10 +44,11 @@ export const productRoutes = [
       sorting: sortingQuery(['created_at', 'name', 'price_amount_type', 'price_amount']),
     }),
     response: listSchema,
-    async handler({ query, principal, em }) {
-      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
+    async handler(ctx) {
+      const { query, principal, sql } = ctx;
+      const orgIds = await scopedOrganizationIds(() => ctx.em, principal, query.organization_id);
       return listProductsJson(
-        em,
+        sql,
         {
           organizationIds: orgIds,
           ids: query.id,
@@ -67,8 +68,8 @@ export const productRoutes = [
     tags,
     auth: read,
     response: productSchema,
-    read: async ({ params, principal, em }) => {
-      const json = await productJson(em, await visibleOrganizationIds(em, principal), params.id);
+    read: async (ctx) => {
+      const json = await productJson(ctx.sql, await visibleOrganizationIds(() => ctx.em, ctx.principal), ctx.params.id);
       if (!json) throw ResourceNotFound('Product not found');
       return json;
     },

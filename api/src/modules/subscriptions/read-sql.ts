@@ -5,9 +5,9 @@
  * (`subscriptionBaseJsonSql`, `discountBaseJsonSql`). `tests/reads/customers-orders-subscriptions-sql-equivalence.test.ts` compares them
  * with the serializers on the same rows; change both together.
  */
-import { containsPattern, type EntityManager } from '../../kit/db.ts';
+import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import { customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
 import { mediaPublicUrlPrefix } from '../products/media.ts';
@@ -112,7 +112,7 @@ const SORT: Record<string, string> = {
 };
 
 /** `GET /v1/subscriptions/`: the filters, sorting and pagination of `listSubscriptions`, as one JSON text. */
-export function listSubscriptionsJson(em: EntityManager, f: SubscriptionListFilters, sorting: string[], page: Page): Promise<RawJson> {
+export function listSubscriptionsJson(em: SqlReader, f: SubscriptionListFilters, sorting: string[], page: Page): Promise<RawJson> {
   const params: unknown[] = [];
   const where = [sqlIn('x.organization_id', f.organizationIds, params)];
   if (f.product_id) where.push(sqlIn('x.product_id', f.product_id, params));
@@ -143,7 +143,7 @@ export function listSubscriptionsJson(em: EntityManager, f: SubscriptionListFilt
 }
 
 /** `GET /v1/subscriptions/:id`: the subscription's JSON text if it belongs to one of `organizationIds`, else null (404). */
-export function subscriptionJson(em: EntityManager, organizationIds: string[], id: string): Promise<RawJson | null> {
+export function subscriptionJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
   return jsonOne(em, {
     table: 'subscriptions',

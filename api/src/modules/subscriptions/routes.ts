@@ -64,9 +64,10 @@ export const routes: RouteSpec[] = [
       sorting: sortingQuery(['customer', 'status', 'started_at', 'current_period_end', 'amount', 'product', 'discount'], ['-started_at']),
     }),
     response: listSchema,
-    async handler({ query, principal, em }) {
-      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      return listSubscriptionsJson(em, { organizationIds: orgIds, ...query }, query.sorting, query);
+    async handler(ctx) {
+      const { query, principal, sql } = ctx;
+      const orgIds = await scopedOrganizationIds(() => ctx.em, principal, query.organization_id);
+      return listSubscriptionsJson(sql, { organizationIds: orgIds, ...query }, query.sorting, query);
     },
   }),
   // Before `/v1/subscriptions/:id`, which would otherwise take "export" for an id.
@@ -100,9 +101,10 @@ export const routes: RouteSpec[] = [
     auth: READ,
     params: z.object({ id: z.uuid() }),
     response: subscriptionSchema,
-    async handler({ params, principal, em }) {
-      const orgIds = await visibleOrganizationIds(em, principal);
-      const json = await subscriptionJson(em, orgIds, params.id);
+    async handler(ctx) {
+      const { params, principal, sql } = ctx;
+      const orgIds = await visibleOrganizationIds(() => ctx.em, principal);
+      const json = await subscriptionJson(sql, orgIds, params.id);
       if (!json) throw ResourceNotFound('Subscription not found');
       return json;
     },
