@@ -3,9 +3,9 @@
  * (properties as each type's strategy shows them, write-only values hidden), for reads without the
  * ORM (`kit/read-sql.ts`). `tests/reads/sql-json.test.ts` compares both on the same rows.
  */
-import { containsPattern, type EntityManager } from '../../kit/db.ts';
+import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 import type { BenefitType } from './entities.ts';
 
 /** `stored.x ?? null` of a jsonb column: JSON null when the key is missing. */
@@ -64,7 +64,7 @@ const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', descrip
  * types and with `query` in the description, sorted by `sorting` then id, as the list body's JSON text.
  */
 export function listBenefitsJson(
-  em: EntityManager,
+  em: SqlReader,
   f: { organizationIds: string[]; types?: BenefitType[]; query?: string },
   sorting: string[],
   page: Page,
@@ -90,7 +90,7 @@ export function listBenefitsJson(
 }
 
 /** `GET /v1/benefits/:id`: the live benefit's JSON text if it belongs to one of `organizationIds`, else null (404). */
-export function benefitJson(em: EntityManager, organizationIds: string[], id: string): Promise<RawJson | null> {
+export function benefitJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
   return jsonOne(em, {
     table: 'benefits',

@@ -41,9 +41,10 @@ export const routes = [
       sorting: sortingQuery(['created_at', 'description']),
     }),
     response: listOf(benefitSchema),
-    async handler({ query, principal, em }) {
-      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      return listBenefitsJson(em, { organizationIds: orgIds, types: query.type, query: query.query }, query.sorting, query);
+    async handler(ctx) {
+      const { query, principal, sql } = ctx;
+      const orgIds = await scopedOrganizationIds(() => ctx.em, principal, query.organization_id);
+      return listBenefitsJson(sql, { organizationIds: orgIds, types: query.type, query: query.query }, query.sorting, query);
     },
   }),
   getByIdRoute({
@@ -52,8 +53,8 @@ export const routes = [
     tags,
     auth: read,
     response: benefitSchema,
-    read: async ({ params, principal, em }) => {
-      const json = await benefitJson(em, await visibleOrganizationIds(em, principal), params.id);
+    read: async (ctx) => {
+      const json = await benefitJson(ctx.sql, await visibleOrganizationIds(() => ctx.em, ctx.principal), ctx.params.id);
       if (!json) throw ResourceNotFound('Benefit not found');
       return json;
     },

@@ -5,10 +5,9 @@
  * customer row. `tests/reads/customers-orders-subscriptions-sql-equivalence.test.ts` compares it with the serializer on the
  * same rows; change both together.
  */
-import type { EntityManager } from '../../kit/db.ts';
 import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 
 /** `serializeBillingAddress` of the jsonb expression `a`: null, or the six keys with null for missing ones. */
 export function billingAddressJsonSql(a: string): string {
@@ -43,7 +42,7 @@ export interface CustomerListFilters {
 const SORT: Record<string, string> = { created_at: 'x.created_at', email: 'x.email', name: 'x.name' };
 
 /** `GET /v1/customers/`: live customers of the organizations, filtered, sorted and paged as one JSON text. */
-export function listCustomersJson(em: EntityManager, f: CustomerListFilters, sorting: string[], page: Page): Promise<RawJson> {
+export function listCustomersJson(em: SqlReader, f: CustomerListFilters, sorting: string[], page: Page): Promise<RawJson> {
   const params: unknown[] = [];
   const where = [sqlIn('x.organization_id', f.organizationIds, params), 'x.deleted_at is null'];
   for (const [key, values] of f.metadata) {
@@ -76,7 +75,7 @@ export function listCustomersJson(em: EntityManager, f: CustomerListFilters, sor
  * `GET /v1/customers/:id` and `/external/:external_id`: the live customer's JSON text if it belongs to
  * one of `organizationIds`, else null (404). By external id the oldest live match wins, as `getVisibleCustomer`.
  */
-export function customerJson(em: EntityManager, organizationIds: string[], by: { id: string } | { externalId: string }): Promise<RawJson | null> {
+export function customerJson(em: SqlReader, organizationIds: string[], by: { id: string } | { externalId: string }): Promise<RawJson | null> {
   const params: unknown[] = ['id' in by ? by.id : by.externalId];
   const key = 'id' in by ? 'x.id = ?' : 'x.external_id = ?';
   return jsonOne(em, {

@@ -77,8 +77,9 @@ function lookupRoutes(base: string, lookup: (params: Record<string, string>) => 
       auth: READ,
       params,
       response: customerSchema,
-      async handler({ params: p, principal, em }) {
-        const json = await customerJson(em, await visibleOrganizationIds(em, principal), lookup(p as Record<string, string>));
+      async handler(ctx) {
+        const { params: p, principal, sql } = ctx;
+        const json = await customerJson(sql, await visibleOrganizationIds(() => ctx.em, principal), lookup(p as Record<string, string>));
         if (!json) throw ResourceNotFound('Customer not found');
         return json;
       },
@@ -143,10 +144,11 @@ export const routes: RouteSpec[] = [
       sorting: sortingQuery(['created_at', 'email', 'name']),
     }),
     response: listSchema,
-    async handler({ req, query, principal, em }) {
-      const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
+    async handler(ctx) {
+      const { req, query, principal, sql } = ctx;
+      const orgIds = await scopedOrganizationIds(() => ctx.em, principal, query.organization_id);
       return listCustomersJson(
-        em,
+        sql,
         { organizationIds: orgIds, email: query.email, query: query.query, metadata: metadataFilters(req) },
         query.sorting,
         query,
