@@ -319,6 +319,9 @@ describe('seller console', () => {
 
     await p.getByRole('button', { name: 'Open menu' }).click();
     await p.getByRole('menuitem', { name: 'Products' }).click();
+    // The products page's own title in the app bar first: until it renders, "Team plan" can still be
+    // the orders table's product cell (scrolled out of the phone's view, but there).
+    await p.getByRole('banner').getByText('Products', { exact: true }).waitFor();
     await p.getByText('Team plan').waitFor();
     await shot(p, 'admin-phone-products');
     await p.getByText('Team plan').click();
