@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
-import { expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { captureFailures, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 const PHONE = { width: 390, height: 844 };
@@ -27,6 +27,8 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 });
+
+captureFailures('account-2fa', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { User } from '../../api/src/auth/entities.ts';
 import { startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
-import { expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { captureFailures, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -23,6 +23,8 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 });
+
+captureFailures('account-admin-users', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -9,10 +9,10 @@
  * check. Screenshots: .ci/out/screenshots/admin-catalogue-*.png.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seller, startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
-import { apiCall, buy, choose, cookieHeader, expectAccessible, launch, newContext, openRow, reloadUntilVisible, shot, until } from './admin-helpers.ts';
+import { apiCall, buy, captureFailures, choose, cookieHeader, expectAccessible, launch, newContext, openRow, reloadUntilVisible, shot, until } from './admin-helpers.ts';
 
 let srv: TestServer;
 let browser: Browser;
@@ -50,10 +50,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
 }, 180_000);
 
-// A failing step leaves the page as it was, for whoever reads the failure.
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `admin-catalogue-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => {});
-});
+captureFailures('admin-catalogue', () => page);
 
 afterAll(async () => {
   for await (const run of srv.deps.temporal.workflow.list({ query: `TaskQueue = "${srv.deps.cfg.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"` })) {

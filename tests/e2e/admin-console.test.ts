@@ -15,6 +15,7 @@ import { startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
 import {
   apiCall,
   buy,
+  captureFailures,
   choose,
   cookieHeader,
   expectAccessible,
@@ -65,6 +66,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
+
+captureFailures('admin-console', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 export const SCREENSHOTS = path.resolve('.ci/out/screenshots');
@@ -29,6 +29,24 @@ export async function newContext(browser: Browser, origin: string, viewport = { 
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/**
+ * After a failed test of the file, leaves the page as it was for whoever reads the failure: a
+ * screenshot `<prefix>-failed-<test>.png`, and the page's address and the text of every alert it
+ * shows (error banners, notifications) on stderr.
+ */
+export function captureFailures(prefix: string, page: () => Page | undefined): void {
+  afterEach(async (ctx) => {
+    const p = page();
+    if (ctx.task.result?.state !== 'fail' || !p || p.isClosed()) return;
+    await shot(p, `${prefix}-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => {});
+    const alerts = await p
+      .getByRole('alert')
+      .allInnerTexts()
+      .catch(() => [] as string[]);
+    console.error(`[${prefix}] failed on ${p.url()}; alerts shown: ${alerts.length ? alerts.map((a) => JSON.stringify(a)).join(', ') : 'none'}`);
+  });
+}
 
 /** axe-core on the current page: no violation of impact serious or critical. Evaluated through the
  * DevTools protocol, so a Content-Security-Policy does not stop it. */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seller, startTestServer, type TestServer } from '../harness.ts';
-import { expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { captureFailures, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 const COUNT = 10_000;
 
@@ -38,6 +38,8 @@ beforeAll(async () => {
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
 }, 180_000);
+
+captureFailures('admin-lists', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seller, startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
 import { linkIn, onServer, waitForMailMatching } from '../auth/helpers.ts';
-import { apiCall, choose, cookieHeader, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { apiCall, captureFailures, choose, cookieHeader, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 let srv: TestServer;
 let browser: Browser;
@@ -38,6 +38,8 @@ beforeAll(async () => {
   });
   page = await context.newPage();
 });
+
+captureFailures('admin-settings', () => page);
 
 afterAll(async () => {
   await browser?.close();

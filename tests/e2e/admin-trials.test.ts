@@ -6,10 +6,10 @@
  * and page on a phone. Every step checks what the API stored. axe-core on every page; screenshots:
  * .ci/out/screenshots/admin-trials-*.png.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seller, startTestServer, type TestServer } from '../harness.ts';
-import { apiCall, choose, cookieHeader, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { apiCall, captureFailures, choose, cookieHeader, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 let srv: TestServer;
 let browser: Browser;
@@ -48,9 +48,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Revenue', exact: true, level: 2 }).waitFor();
 }, 180_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `admin-trials-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => {});
-});
+captureFailures('admin-trials', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -4,11 +4,11 @@
  * page scrolling sideways; banning, impersonating and coming back work from the phone. axe-core; screenshots
  * .ci/out/screenshots/admin-users-phone*.png.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { User } from '../../api/src/auth/entities.ts';
 import { startTestServer, uniqueEmail, type TestServer } from '../harness.ts';
-import { expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
+import { captureFailures, expectAccessible, launch, newContext, shot } from './admin-helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -25,9 +25,7 @@ beforeAll(async () => {
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 }, 120_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, 'admin-users-phone-failed').catch(() => {});
-});
+captureFailures('admin-users-phone', () => page);
 
 afterAll(async () => {
   await browser?.close();
