@@ -1,8 +1,8 @@
 /**
- * Orders and subscriptions lists join items' JSON kept by version, the row versions of every row an
- * item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
+ * Orders and subscriptions lists and by-id reads, and products lists, answer items' JSON kept by
+ * version, the row versions of every row an item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
  * record (customer, product, price, subscription) or the item itself, from this server, a second API server on the same database, or another process
- * (psql), the list answered over HTTP must be byte for byte the body the full statement builds in a
+ * (psql), the list or record answered over HTTP must be byte for byte the body the full statement builds in a
  * transaction (which never splices) on the same rows, and show the write.
  */
 import { execFileSync } from 'node:child_process';
@@ -17,8 +17,8 @@ import { Subscription } from '../../api/src/modules/subscriptions/entities.ts';
 import { routes as orderRoutes } from '../../api/src/modules/orders/routes.ts';
 import { routes as subscriptionRoutes } from '../../api/src/modules/subscriptions/routes.ts';
 import type { RouteSpec } from '../../api/src/kit/routes.ts';
-import { listOrdersJson } from '../../api/src/modules/orders/read-sql.ts';
-import { listSubscriptionsJson } from '../../api/src/modules/subscriptions/read-sql.ts';
+import { listOrdersJson, orderJson } from '../../api/src/modules/orders/read-sql.ts';
+import { listSubscriptionsJson, subscriptionJson } from '../../api/src/modules/subscriptions/read-sql.ts';
 import { productRoutes } from '../../api/src/modules/products/routes.ts';
 import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
 import type { EntityManager } from '../../api/src/kit/db.ts';
@@ -108,8 +108,32 @@ const QUERIES: [string, Record<string, string | string[]>][] = [
   ['?limit=1&page=99', { limit: '1', page: '99' }],
 ];
 
-/** Every list over HTTP (twice: the second read splices kept texts only) equals the full statement's body. */
+/** The full statement's body of one order or subscription (inside a transaction: never kept). */
+async function fullOne(kind: 'orders' | 'subscriptions', id: string): Promise<string | null> {
+  const em = srv.deps.orm.em.fork() as EntityManager;
+  const orgIds = [s.organization.id];
+  const out = await em.transactional((tx) => (kind === 'orders' ? orderJson : subscriptionJson)(tx as EntityManager, orgIds, id));
+  return out?.text ?? null;
+}
+
+/**
+ * Every list over HTTP (twice: the second read splices kept texts only) equals the full statement's
+ * body; so does every order and subscription read by id (the first read after a write builds it, the
+ * second writes the kept text).
+ */
 async function expectSpliced(base: string = srv.url) {
+  for (const kind of ['orders', 'subscriptions'] as const) {
+    for (const id of ids[kind]) {
+      const full = await fullOne(kind, id);
+      expect(full, `${kind} ${id}`).not.toBeNull();
+      for (let n = 0; n < 2; n++) {
+        const r = await call(base, `/v1/${kind}/${id}`);
+        expect(r.status, r.text).toBe(200);
+        expect(r.text, `/v1/${kind}/${id}`).toBe(full);
+      }
+    }
+    expect((await call(base, `/v1/${kind}/${randomUUID()}`)).status).toBe(404);
+  }
   for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/']) {
     for (let [qs, query] of QUERIES) {
       // Products are not sorted by customer: by name.

@@ -20,7 +20,7 @@
  * the way `json_agg` / `json_build_object` write them (`tests/reads/fragments.test.ts`).
  */
 import type { Pool } from 'pg';
-import { jsonPage, pageBounds, query, RawJson, type JsonPageQuery, type SqlReader } from './read-sql.ts';
+import { jsonOne, jsonPage, pageBounds, query, RawJson, type JsonOneQuery, type JsonPageQuery, type SqlReader } from './read-sql.ts';
 import type { Page } from './pagination.ts';
 
 /** How long a kept version is used at most. */
@@ -146,4 +146,40 @@ export async function splicedPage(em: SqlReader, q: SplicedPageQuery, page: Page
   }
   chunks.push(Buffer.from(`], "pagination" : ${rows[0]!.pagination}}`, 'utf8'));
   return new RawJson(chunks);
+}
+
+export interface SplicedOneQuery extends JsonOneQuery {
+  kind: FragmentKind;
+  /** As `SplicedPageQuery.version`: the item's version given the expression of its id. */
+  version: (idExpr: string) => string;
+}
+
+/**
+ * One record, as `jsonOne` answers it (null: no row matches `where`, a 404), its JSON kept by (id,
+ * version) as a list's items are: the statement answers the id and the version only, and the kept
+ * UTF-8 text is written as it is. A version not kept is built by the kind's statement and kept if it
+ * is the version read; inside a transaction, or if the record changed in between, `jsonOne` answers.
+ */
+export async function splicedOne(em: SqlReader, q: SplicedOneQuery): Promise<RawJson | null> {
+  if (em.isInTransaction()) return jsonOne(em, q);
+  const cache = await cacheOf(em);
+  const rows = await query<{ id: string; v: string }>(
+    em,
+    `select x.id::text as id, ${q.version('x.id')} as v from ${q.table} x where ${q.where} limit 1`,
+    q.params,
+  );
+  if (!rows.length) return null;
+  const { id, v } = rows[0]!;
+  const now = Date.now();
+  const key = `${q.kind.name}:${q.kind.variant?.() ?? ''}:${id}:${v}`;
+  let text = cache.get(key, now);
+  if (text === undefined) {
+    const built = await query<{ id: string; v: string; j: string }>(em, q.kind.build(), [[id]]);
+    const b = built[0];
+    // Changed (or gone) since the first statement: answer from one snapshot.
+    if (!b || b.v !== v) return jsonOne(em, q);
+    text = Buffer.from(b.j, 'utf8');
+    cache.set(key, text, now);
+  }
+  return new RawJson([text]);
 }

@@ -169,10 +169,19 @@ export async function jsonPage(em: SqlReader, q: JsonPageQuery, page: Page): Pro
  * One record's JSON, or null when `where` (over alias `x` of `table`) matches no row: the caller
  * answers 404. `where` must include the caller's scope (organization ids).
  */
-export async function jsonOne(
-  em: SqlReader,
-  q: { table: string; where: string; params: unknown[]; item: (idExpr: string) => string; text?: (textExpr: string) => string },
-): Promise<RawJson | null> {
+export interface JsonOneQuery {
+  /** The table, alias `x` in `where`. */
+  table: string;
+  /** Over alias `x`: the record's id and the caller's scope (organization ids). */
+  where: string;
+  params: unknown[];
+  /** The JSON expression of the record given the expression of its id. */
+  item: (idExpr: string) => string;
+  /** Rewrites the body's JSON text (an SQL text expression) once, after it is built. */
+  text?: (textExpr: string) => string;
+}
+
+export async function jsonOne(em: SqlReader, q: JsonOneQuery): Promise<RawJson | null> {
   const rows = await query<{ body: string }>(
     em,
     `select ${bodyText(q)(`${q.item('x.id')}::text`)} as body from ${q.table} x where ${q.where} limit 1`,

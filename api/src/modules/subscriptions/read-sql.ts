@@ -7,8 +7,8 @@
  */
 import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
-import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
+import { isoSql, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { splicedOne, splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import { customerJsonSql, userJsonSql } from '../customers/read-sql.ts';
 import { mediaPublicUrlPrefix } from '../products/media.ts';
 import { priceJsonSql, storedProductJsonSql, withMediaUrls } from '../products/read-sql.ts';
@@ -142,14 +142,19 @@ export function listSubscriptionsJson(em: SqlReader, f: SubscriptionListFilters,
   );
 }
 
-/** `GET /v1/subscriptions/:id`: the subscription's JSON text if it belongs to one of `organizationIds`, else null (404). */
+/**
+ * `GET /v1/subscriptions/:id`: the subscription's JSON text if it belongs to one of `organizationIds`,
+ * else null (404); kept by version as the list's items (the same kept text serves both).
+ */
 export function subscriptionJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
-  return jsonOne(em, {
+  return splicedOne(em, {
     table: 'subscriptions',
     where: `x.id = ? and ${sqlIn('x.organization_id', organizationIds, params)}`,
     params,
     item: subscriptionJsonSql,
     text: withMediaUrls,
+    kind: subscriptionFragment,
+    version: subscriptionVersionSql,
   });
 }
