@@ -3,7 +3,12 @@
  * on the database `npm run bench:reads -- --keep` left (`.ci/out/bench-reads-kept.json`), as the API
  * runs them (prepared; the generic plan, as PostgreSQL uses after five executions of a named statement):
  *
- *   npx tsx bench/reads/explain.ts [--only orders,subscriptions] [--limit 10] [--runs 50] [--plan]
+ *   npx tsx bench/reads/explain.ts [--only orders,subscriptions] [--limit 10] [--runs 50] [--plan] [--spliced] [--split]
+ *
+ * `--spliced`: the statement the API runs outside a transaction (for orders, subscriptions and products
+ * lists: the page's count, ids and versions; the kept items are not built). `--split`: also the
+ * statement with its `total_count` replaced by a constant and the count alone, timed without per-node
+ * timing (`timing off`: the clock reads per row would otherwise dominate a count of thousands of rows).
  *
  * Prints per read the server's execution time (median of `--runs`) and, with `--plan`, the plan.
  * The statement text comes from the modules' own builders, captured through a stand-in entity manager.
@@ -28,12 +33,25 @@ const ONLY = onlyArg >= 0 ? process.argv[onlyArg + 1]!.split(',') : null;
 const LIMIT = arg('limit', 10);
 const RUNS = arg('runs', 30);
 const PLAN = process.argv.includes('--plan');
+const SPLICED = process.argv.includes('--spliced');
+const SPLIT = process.argv.includes('--split');
 
-/** Captures the one statement a read builder runs (it runs inside a "transaction": `em.execute`). */
+/**
+ * Captures the first statement a read builder runs: inside a "transaction" (`em.execute`: the full
+ * statement), or with `--spliced` through a stand-in pool (the statement the API runs outside a
+ * transaction: for lists of kept items, the page's count, ids and versions).
+ */
 async function capture(run: (em: EntityManager) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
   let got: { sql: string; params: unknown[] } | undefined;
+  const pool = {
+    query: async (q: { text: string; values: unknown[] }) => {
+      got ??= { sql: q.text, params: q.values };
+      return { rows: [{ body: '{}', pagination: '{}', id: null, v: '' }] };
+    },
+  };
   const em = {
-    isInTransaction: () => true,
+    isInTransaction: () => !SPLICED,
+    getConnection: () => ({ getNativeClient: async () => pool }),
     execute: async (sql: string, params: unknown[]) => {
       got = { sql, params };
       return [{ body: '{}' }];
@@ -64,23 +82,34 @@ try {
     const { sql, params } = await capture(run);
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
-    const stmt = `explain_${name}`;
-    await db.query(`deallocate all`);
-    await db.query(`prepare ${stmt} as ${text}`);
-    const args = params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p).replace(/'/g, "''")}'`)).join(', ');
-    const times: number[] = [];
-    let plan = '';
-    for (let i = 0; i < RUNS; i++) {
-      const r = await db.query(`explain (analyze, buffers, format text) execute ${stmt}(${args})`);
-      const lines = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']!);
-      times.push(Number(/Execution Time: ([\d.]+)/.exec(lines.join('\n'))?.[1]));
-      plan = lines.join('\n');
+    const literals = params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p).replace(/'/g, "''")}'`));
+    const COUNT = 'c as (select count(*) as t from m)';
+    const variants: [string, string][] = [['', text]];
+    if (SPLIT && text.includes(COUNT)) {
+      variants.push([' without the count', text.replace(COUNT, 'c as (select 0::bigint as t)')]);
+      variants.push([' the count alone', `${text.slice(0, text.indexOf(COUNT) + COUNT.length)} select c.t from c`]);
     }
-    times.sort((a, b) => a - b);
-    const body = await db.query(`execute ${stmt}(${args})`);
-    const bytes = Buffer.byteLength(String(Object.values(body.rows[0] as object)[0]));
-    console.log(`${`${name} list limit=${LIMIT}`.padEnd(28)} execution ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms (median of ${RUNS}), ${bytes} bytes`);
-    if (PLAN) console.log(plan, '\n');
+    for (const [label, variant] of variants) {
+      const stmt = `explain_${name}`;
+      const used = Math.max(0, ...[...variant.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+      const args = literals.slice(0, used).join(', ');
+      await db.query(`deallocate all`);
+      await db.query(`prepare ${stmt} as ${variant}`);
+      const times: number[] = [];
+      let plan = '';
+      for (let i = 0; i < RUNS; i++) {
+        const r = await db.query(`explain (analyze, buffers, timing ${SPLIT ? 'off' : 'on'}, format text) execute ${stmt}(${args})`);
+        const lines = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']!);
+        times.push(Number(/Execution Time: ([\d.]+)/.exec(lines.join('\n'))?.[1]));
+        plan = lines.join('\n');
+      }
+      times.sort((a, b) => a - b);
+      const body = await db.query(`execute ${stmt}(${args})`);
+      const bytes = body.rows.reduce((n: number, row: object) => n + Buffer.byteLength(Object.values(row).join('')), 0);
+      const med = times[Math.floor(times.length / 2)]!;
+      console.log(`${`${name} list limit=${LIMIT}${label}`.padEnd(44)} execution ${med.toFixed(3)} ms (median of ${RUNS}, fastest ${times[0]!.toFixed(3)}), ${bytes} bytes`);
+      if (PLAN) console.log(plan, '\n');
+    }
   }
 } finally {
   await db.end();

@@ -1,5 +1,5 @@
 /**
- * Orders and subscriptions lists and by-id reads, and products lists, answer items' JSON kept by
+ * Orders and subscriptions lists and by-id reads, and products and customers lists, answer items' JSON kept by
  * version, the row versions of every row an item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
  * record (customer, product, price, subscription) or the item itself, from this server, a second API server on the same database, or another process
  * (psql), the list or record answered over HTTP must be byte for byte the body the full statement builds in a
@@ -21,6 +21,8 @@ import { listOrdersJson, orderJson } from '../../api/src/modules/orders/read-sql
 import { listSubscriptionsJson, subscriptionJson } from '../../api/src/modules/subscriptions/read-sql.ts';
 import { productRoutes } from '../../api/src/modules/products/routes.ts';
 import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
+import { routes as customerRoutes } from '../../api/src/modules/customers/routes.ts';
+import { listCustomersJson } from '../../api/src/modules/customers/read-sql.ts';
 import type { EntityManager } from '../../api/src/kit/db.ts';
 
 let srv: TestServer;
@@ -87,7 +89,10 @@ const listRoute = (list: RouteSpec[], path: string) => list.find((r) => r.method
 
 /** The full statement's body for the same list: the handler inside a transaction (never spliced). */
 async function fullBody(path: string, query: Record<string, unknown>): Promise<string> {
-  const spec = listRoute(path === '/v1/orders/' ? orderRoutes : path === '/v1/products/' ? productRoutes : subscriptionRoutes, path);
+  const spec = listRoute(
+    path === '/v1/orders/' ? orderRoutes : path === '/v1/products/' ? productRoutes : path === '/v1/customers/' ? customerRoutes : subscriptionRoutes,
+    path,
+  );
   const parsed = spec.query!.parse(query) as any;
   const em = srv.deps.orm.em.fork() as EntityManager;
   const orgIds = [s.organization.id];
@@ -96,7 +101,9 @@ async function fullBody(path: string, query: Record<string, unknown>): Promise<s
       ? listOrdersJson(tx as EntityManager, orgIds, parsed, parsed)
       : path === '/v1/products/'
         ? listProductsJson(tx as EntityManager, { organizationIds: orgIds }, parsed.sorting, parsed)
-        : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
+        : path === '/v1/customers/'
+          ? listCustomersJson(tx as EntityManager, { organizationIds: orgIds, metadata: [] }, parsed.sorting, parsed)
+          : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
   );
   return out.text;
 }
@@ -134,10 +141,10 @@ async function expectSpliced(base: string = srv.url) {
     }
     expect((await call(base, `/v1/${kind}/${randomUUID()}`)).status).toBe(404);
   }
-  for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/']) {
+  for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/', '/v1/customers/']) {
     for (let [qs, query] of QUERIES) {
-      // Products are not sorted by customer: by name.
-      if (path === '/v1/products/' && query.sorting) [qs, query] = ['?sorting=-name', { sorting: ['-name'] }];
+      // Products and customers are not sorted by customer: by name.
+      if ((path === '/v1/products/' || path === '/v1/customers/') && query.sorting) [qs, query] = ['?sorting=-name', { sorting: ['-name'] }];
       const full = await fullBody(path, query);
       for (let n = 0; n < 2; n++) {
         const r = await call(base, `${path}${qs}`);

@@ -7,7 +7,8 @@
  */
 import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { isoSql, jsonOne, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 
 /** `serializeBillingAddress` of the jsonb expression `a`: null, or the six keys with null for missing ones. */
 export function billingAddressJsonSql(a: string): string {
@@ -31,6 +32,16 @@ export function userJsonSql(c: string): string {
 
 const item = (idExpr: string) => `(select ${customerJsonSql('c')} from customers c where c.id = ${idExpr})`;
 
+/**
+ * A list item kept by version (`kit/read-fragments.ts`): the customer's JSON is built from its row
+ * alone, so its version is that row's `xmin`.
+ */
+const customerFragment: FragmentKind = {
+  name: 'customer',
+  build: () => `select c.id::text as id, c.xmin::text as v, ${customerJsonSql('c')}::text as j from customers c where c.id = any(?::uuid[])`,
+};
+const customerVersionSql = (idExpr: string) => `(select c.xmin::text from customers c where c.id = ${idExpr})`;
+
 export interface CustomerListFilters {
   organizationIds: string[];
   email?: string;
@@ -41,7 +52,10 @@ export interface CustomerListFilters {
 
 const SORT: Record<string, string> = { created_at: 'x.created_at', email: 'x.email', name: 'x.name' };
 
-/** `GET /v1/customers/`: live customers of the organizations, filtered, sorted and paged as one JSON text. */
+/**
+ * `GET /v1/customers/`: live customers of the organizations, filtered, sorted and paged as one JSON text,
+ * the items kept by version.
+ */
 export function listCustomersJson(em: SqlReader, f: CustomerListFilters, sorting: string[], page: Page): Promise<RawJson> {
   const params: unknown[] = [];
   const where = [sqlIn('x.organization_id', f.organizationIds, params), 'x.deleted_at is null'];
@@ -59,13 +73,15 @@ export function listCustomersJson(em: SqlReader, f: CustomerListFilters, sorting
     params.push(like, like, like);
   }
   const sort = sorting.map((s) => ({ expr: SORT[s.replace(/^-/, '')] ?? 'x.created_at', dir: s.startsWith('-') ? 'desc' : 'asc' }));
-  return jsonPage(
+  return splicedPage(
     em,
     {
       matched: `select x.id${sort.map((c, i) => `, ${c.expr} as s${i}`).join('')} from customers x where ${where.join(' and ')}`,
       params,
       orderBy: [...sort.map((c, i) => `m.s${i} ${c.dir}`), 'm.id asc'].join(', '),
       item,
+      kind: customerFragment,
+      version: customerVersionSql,
     },
     page,
   );
