@@ -3,12 +3,14 @@
  * on the database `npm run bench:reads -- --keep` left (`.ci/out/bench-reads-kept.json`), as the API
  * runs them (prepared; the generic plan, as PostgreSQL uses after five executions of a named statement):
  *
- *   npx tsx bench/reads/explain.ts [--only orders,subscriptions] [--limit 10] [--runs 50] [--plan] [--spliced] [--split]
+ *   npx tsx bench/reads/explain.ts [--only orders,subscriptions] [--limit 10] [--runs 50] [--plan] [--spliced] [--split] [--auto]
  *
  * `--spliced`: the statement the API runs outside a transaction (for orders, subscriptions and products
  * lists: the page's count, ids and versions; the kept items are not built). `--split`: also the
  * statement with its `total_count` replaced by a constant and the count alone, timed without per-node
  * timing (`timing off`: the clock reads per row would otherwise dominate a count of thousands of rows).
+ * `--auto`: without forcing the generic plan (as the API's connections run), and how many executions
+ * took the generic plan and how many were planned again.
  *
  * Prints per read the server's execution time (median of `--runs`) and, with `--plan`, the plan.
  * The statement text comes from the modules' own builders, captured through a stand-in entity manager.
@@ -35,6 +37,7 @@ const RUNS = arg('runs', 30);
 const PLAN = process.argv.includes('--plan');
 const SPLICED = process.argv.includes('--spliced');
 const SPLIT = process.argv.includes('--split');
+const AUTO = process.argv.includes('--auto');
 
 /**
  * Captures the first statement a read builder runs: inside a "transaction" (`em.execute`: the full
@@ -76,7 +79,8 @@ const reads: [string, (em: EntityManager) => Promise<unknown>][] = [
 const db = new pg.Client({ connectionString: kept.databaseUrl, application_name: 'bench-reads-explain' });
 await db.connect();
 try {
-  await db.query('set plan_cache_mode = force_generic_plan');
+  // `--auto`: PostgreSQL's own choice between the generic plan and one planned per execution, as the API's connections run.
+  if (!AUTO) await db.query('set plan_cache_mode = force_generic_plan');
   for (const [name, run] of reads) {
     if (ONLY && !ONLY.includes(name)) continue;
     const { sql, params } = await capture(run);
@@ -107,6 +111,8 @@ try {
       const body = await db.query(`execute ${stmt}(${args})`);
       const bytes = body.rows.reduce((n: number, row: object) => n + Buffer.byteLength(Object.values(row).join('')), 0);
       const med = times[Math.floor(times.length / 2)]!;
+      const plans = (await db.query(`select generic_plans, custom_plans from pg_prepared_statements where name = $1`, [stmt])).rows[0] as { generic_plans: string; custom_plans: string };
+      if (AUTO) console.log(`  plans: ${plans.generic_plans} generic, ${plans.custom_plans} custom`);
       console.log(`${`${name} list limit=${LIMIT}${label}`.padEnd(44)} execution ${med.toFixed(3)} ms (median of ${RUNS}, fastest ${times[0]!.toFixed(3)}), ${bytes} bytes`);
       if (PLAN) console.log(plan, '\n');
     }

@@ -1,5 +1,5 @@
 /**
- * Orders and subscriptions lists and by-id reads, and products and customers lists, answer items' JSON kept by
+ * Orders, subscriptions and products lists and by-id reads, and customers lists, answer items' JSON kept by
  * version, the row versions of every row an item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
  * record (customer, product, price, subscription) or the item itself, from this server, a second API server on the same database, or another process
  * (psql), the list or record answered over HTTP must be byte for byte the body the full statement builds in a
@@ -20,7 +20,7 @@ import type { RouteSpec } from '../../api/src/kit/routes.ts';
 import { listOrdersJson, orderJson } from '../../api/src/modules/orders/read-sql.ts';
 import { listSubscriptionsJson, subscriptionJson } from '../../api/src/modules/subscriptions/read-sql.ts';
 import { productRoutes } from '../../api/src/modules/products/routes.ts';
-import { listProductsJson } from '../../api/src/modules/products/read-sql.ts';
+import { listProductsJson, productJson } from '../../api/src/modules/products/read-sql.ts';
 import { routes as customerRoutes } from '../../api/src/modules/customers/routes.ts';
 import { listCustomersJson } from '../../api/src/modules/customers/read-sql.ts';
 import type { EntityManager } from '../../api/src/kit/db.ts';
@@ -116,21 +116,22 @@ const QUERIES: [string, Record<string, string | string[]>][] = [
 ];
 
 /** The full statement's body of one order or subscription (inside a transaction: never kept). */
-async function fullOne(kind: 'orders' | 'subscriptions', id: string): Promise<string | null> {
+async function fullOne(kind: 'orders' | 'subscriptions' | 'products', id: string): Promise<string | null> {
   const em = srv.deps.orm.em.fork() as EntityManager;
   const orgIds = [s.organization.id];
-  const out = await em.transactional((tx) => (kind === 'orders' ? orderJson : subscriptionJson)(tx as EntityManager, orgIds, id));
+  const read = kind === 'orders' ? orderJson : kind === 'products' ? productJson : subscriptionJson;
+  const out = await em.transactional((tx) => read(tx as EntityManager, orgIds, id));
   return out?.text ?? null;
 }
 
 /**
  * Every list over HTTP (twice: the second read splices kept texts only) equals the full statement's
- * body; so does every order and subscription read by id (the first read after a write builds it, the
+ * body; so does every order, subscription and product read by id (the first read after a write builds it, the
  * second writes the kept text).
  */
 async function expectSpliced(base: string = srv.url) {
-  for (const kind of ['orders', 'subscriptions'] as const) {
-    for (const id of ids[kind]) {
+  for (const kind of ['orders', 'subscriptions', 'products'] as const) {
+    for (const id of kind === 'products' ? ids.products.map((p) => p.id) : ids[kind]) {
       const full = await fullOne(kind, id);
       expect(full, `${kind} ${id}`).not.toBeNull();
       for (let n = 0; n < 2; n++) {

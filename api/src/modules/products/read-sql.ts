@@ -13,8 +13,8 @@
  * replaces the stored copy's function `product_read_model_json` (Migration20261126021500).
  */
 import type { Page } from '../../kit/pagination.ts';
-import { splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
-import { isoSql, jsonOne, sqlLiteral, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { splicedOne, splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
+import { isoSql, sqlLiteral, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
 import { benefitJsonSql } from '../benefits/read-sql.ts';
 import { mediaPublicUrlPrefix } from './media.ts';
 import { productListSql, type ProductListFilters } from './service.ts';
@@ -179,14 +179,19 @@ export function listProductsJson(em: SqlReader, f: ProductListFilters, sorting: 
   );
 }
 
-/** `GET /v1/products/:id`: the product's JSON text if it belongs to one of `organizationIds`, else null (404). */
+/**
+ * `GET /v1/products/:id`: the product's JSON text if it belongs to one of `organizationIds`, else null
+ * (404); kept by version as the list's items (the same kept text serves both).
+ */
 export function productJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   if (!organizationIds.length) return Promise.resolve(null);
-  return jsonOne(em, {
+  return splicedOne(em, {
     table: 'products',
     where: `x.id = ? and x.organization_id in (${organizationIds.map(() => '?').join(', ')})`,
     params: [id, ...organizationIds],
     item: storedProductJsonSql,
     text: withMediaUrls,
+    kind: productFragment,
+    version: productVersionSql,
   });
 }
