@@ -5,7 +5,8 @@
  * same statement and snapshot as the page, and the count), and the API joins the items' JSON text
  * kept by (kind, id, version). Items whose version is not kept are built by one more statement for
  * those only, and kept if it is the version the page saw; if one changed in between, the full statement
- * (`jsonPage`) answers.
+ * (`jsonPage`) answers. A single record (`splicedOne`, the by-id reads) is answered the same way, from
+ * the same kept texts.
  *
  * Never stale: every read still goes to PostgreSQL and sees every committed write, from this process,
  * another API process or the worker: a write to any of the item's rows gives that row a new `xmin`
