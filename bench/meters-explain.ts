@@ -5,7 +5,8 @@
  *
  *   npx tsx bench/meters-explain.ts --database <kept> [--runs 200] [--generic]
  *
- * `--generic` sets plan_cache_mode = force_generic_plan on the connection (what a generic plan would cost and look like).
+ * The statement is the first one the read runs (the one that answers when nothing is pending), under
+ * force_generic_plan when the API runs it so; `--generic` sets force_generic_plan in any case.
  */
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
@@ -43,25 +44,47 @@ try {
   for (const [label, customerIds] of [['one customer', [customer]], ['all customers', undefined]] as const) {
     rememberMeter(meterId, meter);
     const q = { start, end, interval: 'day' as const, customerIds: customerIds ? [...customerIds] : undefined };
+    // The first named statement the read runs (on the pool or on a client it checked out), and
+    // whether it ran under force_generic_plan as the API runs it.
     let captured: { text: string; values: unknown[] } | undefined;
-    const query = pool.query.bind(pool);
-    (pool as unknown as { query: unknown }).query = (c: { text: string; values: unknown[] }) => {
-      captured ??= c;
-      return query(c as never);
+    let apiGeneric = false;
+    const watch = (c: unknown) => {
+      if (typeof c === 'string' && c.startsWith('set plan_cache_mode = force_generic_plan') && !captured) apiGeneric = true;
+      if (c && typeof c === 'object' && 'name' in c) captured ??= c as unknown as { text: string; values: unknown[] };
     };
-    if (!(await cachedQuantitiesJson(em, meterId, [org], q))) throw new Error('the prepared path answered nothing');
-    (pool as unknown as { query: unknown }).query = query;
+    const poolQuery = pool.query;
+    const poolConnect = pool.connect;
+    const p = pool as unknown as { query: unknown; connect: unknown };
+    p.query = (c: unknown, ...rest: unknown[]) => (watch(c), (poolQuery as (...a: unknown[]) => unknown).call(pool, c, ...rest));
+    p.connect = async () => {
+      const client = await (poolConnect as () => Promise<pg.PoolClient>).call(pool);
+      const clientQuery = client.query;
+      (client as unknown as { query: unknown }).query = (c: unknown, ...rest: unknown[]) => (watch(c), (clientQuery as (...a: unknown[]) => unknown).call(client, c, ...rest));
+      const release = client.release;
+      client.release = (err?: Error | boolean) => {
+        (client as unknown as { query: unknown }).query = clientQuery;
+        client.release = release;
+        return release.call(client, err);
+      };
+      return client;
+    };
+    try {
+      if (!(await cachedQuantitiesJson(em, meterId, [org], q))) throw new Error('the prepared path answered nothing');
+    } finally {
+      p.query = poolQuery;
+      p.connect = poolConnect;
+    }
     const client = await pool.connect();
     try {
       const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
-      if (GENERIC) await client.query('set plan_cache_mode = force_generic_plan');
+      if (GENERIC || apiGeneric) await client.query('set plan_cache_mode = force_generic_plan');
       for (let k = 0; k < 10; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
       const c0 = cpuMs(pid);
       for (let k = 0; k < RUNS; k++) await client.query({ name: `explain_${label.split(' ')[0]}`, text: captured!.text, values: captured!.values });
       const per = (cpuMs(pid) - c0) / RUNS;
       const explain = `explain (analyze, buffers, settings) execute ${`explain_${label.split(' ')[0]}`}(${captured!.values.map(literal).join(', ')})`;
       const plan = await client.query(explain);
-      console.log(`\n## ${label}: PostgreSQL CPU ${per.toFixed(2)} ms per run of the prepared statement (${RUNS} runs)\n`);
+      console.log(`\n## ${label}: PostgreSQL CPU ${per.toFixed(2)} ms per run of the prepared statement (${RUNS} runs${GENERIC || apiGeneric ? ', generic plan' : ''})\n`);
       console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
     } finally {
       client.release();

@@ -415,6 +415,42 @@ describe('meter rollups', () => {
     expect(await read()).toEqual([{ timestamp: new Date(BASE).toISOString(), quantity: 12 }]);
   });
 
+  it('count events committed after a read and not merged yet, for every range a read may take', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
+    const created = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Pending',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'sum', property: 'a' },
+    });
+    await ingest([{ name: 'api', at: 2 * HOUR, who: { customer: 0 }, system: false, metadata: { a: 3 } }], [1]);
+    await mergeRollups(em, s.organization.id);
+    const ranges = [
+      `start_timestamp=${new Date(BASE).toISOString()}&end_timestamp=${new Date(BASE + 10 * HOUR).toISOString()}&interval=day`,
+      `start_timestamp=${new Date(BASE).toISOString()}&end_timestamp=${new Date(BASE + 3 * 86_400_000).toISOString()}&interval=day&customer_id=${customers[0]!.id}`,
+    ];
+    const read = async (range: string) => {
+      const res = await call(srv, s.token, 'GET', `/v1/meters/${created.body.id}/quantities?${range}`);
+      expect(res.status).toBe(200);
+      return (res.body.quantities as { quantity: number }[]).reduce((t, b) => t + b.quantity, 0);
+    };
+    for (const range of ranges) {
+      expect(await read(range)).toBe(3);
+      expect(await read(range)).toBe(3);
+    }
+    // Committed after those reads, by a writer whose merge has not run: the next reads count it.
+    await runSql(
+      em,
+      `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "customer_id", "metadata")
+       values (gen_random_uuid(), now(), $1, 'api', 'user', $2, $3, '{"a": 4}')`,
+      [new Date(BASE + 2 * HOUR + 60_000), s.organization.id, customers[0]!.id],
+    );
+    for (const range of ranges) expect(await read(range)).toBe(7);
+    await mergeRollups(em, s.organization.id);
+    for (const range of ranges) expect(await read(range)).toBe(7);
+  });
+
   it("count an organization's unmerged events while another organization's merges run", async () => {
     const em = srv.deps.orm.em.fork();
     const other = await usageSeller(srv);

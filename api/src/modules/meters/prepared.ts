@@ -13,7 +13,13 @@ import { runSql } from '../events/sql.ts';
 const names = new Map<string, string>();
 const MAX_PREPARED = 200;
 
-export async function preparedRows<T>(em: EntityManager, text: string, values: unknown[]): Promise<T[]> {
+/**
+ * `generic`: the statement is executed under `plan_cache_mode = force_generic_plan`, set on its
+ * connection for that one execution and reset before the connection returns to the pool (the rest
+ * of the pool keeps `auto`). For statements whose parameters only bound ranges PostgreSQL would
+ * otherwise plan again on every execution (its generic plan's default estimates cost more on paper).
+ */
+export async function preparedRows<T>(em: EntityManager, text: string, values: unknown[], opts: { generic?: boolean } = {}): Promise<T[]> {
   if (em.isInTransaction()) return (await runSql<T>(em, text, values)).rows;
   const pool = await (em.getConnection() as unknown as { getNativeClient(): Promise<Pool> }).getNativeClient();
   let name = names.get(text);
@@ -21,6 +27,21 @@ export async function preparedRows<T>(em: EntityManager, text: string, values: u
     name = `q_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
     names.set(text, name);
   }
-  const res = await pool.query(name ? { name, text, values } : { text, values });
-  return res.rows as T[];
+  const query = name ? { name, text, values } : { text, values };
+  if (!opts.generic || !name) return (await pool.query(query)).rows as T[];
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('set plan_cache_mode = force_generic_plan');
+    try {
+      return (await client.query(query)).rows as T[];
+    } finally {
+      await client.query('reset plan_cache_mode').catch((err: Error) => {
+        broken = err;
+      });
+    }
+  } finally {
+    // A connection whose setting could not be reset is closed, not returned to the pool.
+    client.release(broken);
+  }
 }

@@ -107,6 +107,7 @@ export async function cachedQuantitiesJson(
      from "events" e cross join lateral (select ${value} as v) x
      where (select ok from m) and e."organization_id" = ${org} and ${range} and ${customer} and ${filter}`;
   const parts: string[] = [];
+  let tailRange: string | undefined;
   const allCustomers = !customerArms.length;
   const { spans, covered } = rollupSpans(q.start, q.end, readGrains(q.interval, allCustomers));
   if (covered) {
@@ -119,20 +120,25 @@ export async function cachedQuantitiesJson(
            and e."${column}" < ${params.add(span.to.toISOString(), 'timestamptz')} and ${customer}`,
       );
     }
-    const hs = params.add(covered.from.toISOString(), 'timestamptz');
     const he = params.add(covered.to.toISOString(), 'timestamptz');
-    parts.push(
-      raw(`(select pending from m) and e."xid" >= ${params.add(meter.xminHint, 'bigint')} and e."xid" >= (select xmin from m)
-           and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
-           and e."timestamp" >= ${hs} and e."timestamp" < ${he}`),
-    );
-    if (q.start < covered.from) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${hs}`));
+    if (q.start < covered.from) parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" < ${params.add(covered.from.toISOString(), 'timestamptz')}`));
     parts.push(raw(`e."timestamp" >= ${he} and e."timestamp" <= ${end}`));
+    tailRange = `e."xid" >= (select xmin from m) and not pg_visible_in_snapshot(e."xid"::text::xid8, (select snap from m))
+           and e."timestamp" < ${he}`;
   } else {
     parts.push(raw(`e."timestamp" >= ${start} and e."timestamp" <= ${end}`));
   }
-  const totals = `select p.ts, ${combineSql(meter.aggregation)} as quantity from (${parts.join(' union all ')}) p group by 1`;
-  const sql = `with m as materialized (
+  // The tail's own parameters come last, so the statement without the tail takes the others.
+  const common = params.values.slice();
+  const tail = tailRange && covered
+    && raw(`(select pending from m) and e."xid" >= ${params.add(meter.xminHint, 'bigint')}
+             and e."timestamp" >= ${params.add(covered.from.toISOString(), 'timestamptz')} and ${tailRange}`);
+  const statement = (withTail: boolean): string => {
+    const all = withTail && tail ? [...parts, tail] : parts;
+    const totals = `select p.ts, ${combineSql(meter.aggregation)} as quantity from (${all.join(' union all ')}) p group by 1`;
+    // Without the tail the statement answers only when nothing is pending (the tail would be empty).
+    const answers = withTail || !tail ? '(select ok from m)' : '(select ok and not pending from m)';
+    return `with m as materialized (
       select coalesce(${def} and m."rollup" = jsonb_build_object('filter', m."filter", 'aggregation', m."aggregation")
                       and m."rolled_snapshot" is not null, false) as ok,
              m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin,
@@ -140,11 +146,18 @@ export async function cachedQuantitiesJson(
                        and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")) as pending
       from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
     )${resolved.length ? `, cu as materialized (select ${resolved.join(', ')})` : ''}, q as (${bucketedQuantitiesSql(interval, start, end, totals)})
-    select coalesce((select ok from m), false) as ok, (select xmin from m)::text as xmin,
+    select coalesce((select ok from m), false) as ok, coalesce((select pending from m), false) as pending, (select xmin from m)::text as xmin,
       (select json_build_object('quantities', json_agg(json_build_object('timestamp', ${isoSql('q."timestamp"')}, 'quantity', q.quantity)
-        order by q."timestamp"))::text from q where (select ok from m)) as body`;
-  const rows = await preparedRows<{ ok: boolean; xmin: string | null; body: string | null }>(em, sql, params.values);
-  const row = rows[0];
+        order by q."timestamp"))::text from q where ${answers}) as body`;
+  };
+  type Row = { ok: boolean; pending: boolean; xmin: string | null; body: string | null };
+  // The common case (merges caught up) runs without the unmerged tail, under a generic plan: its
+  // parameters only bound ranges of indexed columns, so one plan per connection serves every read
+  // and PostgreSQL does not plan it again per request. When something is pending it answers no body
+  // and the full statement (custom plans, whose literal xid hint keeps the tail's BRIN estimate
+  // small) answers instead, in a snapshot of its own: each answer comes from one statement.
+  let row = (await preparedRows<Row>(em, statement(false), common, { generic: true }))[0];
+  if (tail && row?.ok && row.pending) row = (await preparedRows<Row>(em, statement(true), params.values))[0];
   if (!row?.ok || row.body === null) {
     definitions.delete(meterId);
     return null;
