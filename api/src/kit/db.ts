@@ -1,6 +1,6 @@
 /** ORM start-up, migrations and the per-request / per-activity EntityManager fork. */
-import { MikroORM } from '@mikro-orm/postgresql';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, EntityName, FilterQuery, FindOptions, Loaded } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { ormConfig, type EntityList } from '../mikro-orm.config.ts';
 
@@ -33,6 +33,25 @@ export async function inTransaction<T>(
       for (const fn of callbacks) await fn();
     },
   };
+}
+
+/**
+ * A page of `entityName` and the number of all rows matching `where`, both read in one snapshot.
+ * `em.findAndCount` sends its two statements at once, on two pool connections outside a
+ * transaction: a row committed between them was counted but not listed (a page of 8 said
+ * `total_count: 9`). Here both run in one read-only REPEATABLE READ transaction, on one
+ * connection; inside the caller's own transaction they run there, as that transaction decides.
+ */
+export function findAndCountInOneSnapshot<Entity extends object, Hint extends string = never, Fields extends string = never, Excludes extends string = never>(
+  em: EntityManager,
+  entityName: EntityName<Entity>,
+  where: FilterQuery<NoInfer<Entity>>,
+  options?: FindOptions<Entity, Hint, Fields, Excludes>,
+): Promise<[Loaded<Entity, Hint, Fields, Excludes>[], number]> {
+  // The casts only drop MikroORM's index hints (`using`), which no caller passes.
+  const read = (m: EntityManager) => m.findAndCount(entityName, where as never, options as never) as Promise<[Loaded<Entity, Hint, Fields, Excludes>[], number]>;
+  if (em.isInTransaction()) return read(em);
+  return em.transactional(read, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
 }
 
 /** An ILIKE pattern matching values that contain `text` literally (its `\`, `%` and `_` escaped). */

@@ -30,6 +30,7 @@ import {
 } from '../sessions.ts';
 import { checkPasswordLength } from '../routes/shared.ts';
 import { adminHasPermission, type Permissions } from './access.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 export const ADMIN_ERRORS = {
   USER_ALREADY_EXISTS: () => new AuthError(400, 'User already exists'),
@@ -172,7 +173,7 @@ export const adminEndpoints: AuthEndpoint[] = [
         where.push(c);
       }
       const sortField = q.sortBy && q.sortBy in FIELDS ? FIELDS[q.sortBy as Field] : 'createdAt';
-      const [users, total] = await ctx.em.findAndCount(User, where.length ? { $and: where } : {}, {
+      const [users, total] = await findAndCountInOneSnapshot(ctx.em, User, where.length ? { $and: where } : {}, {
         orderBy: { [sortField]: q.sortBy ? (q.sortDirection ?? 'asc') : 'asc', id: 'asc' },
         limit: limit ? Math.min(limit, 1000) : 100,
         offset: offset ?? 0,

@@ -20,6 +20,7 @@ import {
 } from '../../modules/organizations/membership.ts';
 import { clearActiveFor, ownerCount } from '../../modules/organizations/membership-rules.ts';
 import { checkRoles, roleInput, requireMember, activeOrganization } from './organization-shared.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 export const memberEndpoints: AuthEndpoint[] = [
   authEndpoint({
@@ -47,7 +48,8 @@ export const memberEndpoints: AuthEndpoint[] = [
       const { me, query: q } = ctx;
       const orgId = activeOrganization(me, q.organizationId);
       await requireMember(ctx.em, orgId, me.user.id, ORG_ERRORS.NOT_A_MEMBER_FORBIDDEN);
-      const [members, total] = await ctx.em.findAndCount(
+      const [members, total] = await findAndCountInOneSnapshot(
+        ctx.em,
         Member,
         { organization: orgId },
         {

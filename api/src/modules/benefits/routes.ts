@@ -11,6 +11,7 @@ import { BENEFIT_TYPES } from './entities.ts';
 import { BenefitGrant, benefitGrantSchema, serializeBenefitGrant } from './grants.ts';
 import { benefitCreateSchema, benefitSchema, benefitUpdateSchema } from './schemas.ts';
 import { createBenefit, deleteBenefit, findVisibleBenefit, updateBenefit } from './service.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const read = sellerAuth('benefits:read');
 const write = sellerAuth('benefits:write');
@@ -93,7 +94,7 @@ export const routes = [
       const where: Record<string, unknown> = { benefit };
       if (query.is_granted !== undefined) where.grantedAt = query.is_granted ? { $ne: null } : null;
       if (query.customer_id) where.customer = { $in: query.customer_id };
-      const [items, total] = await em.findAndCount(BenefitGrant, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, BenefitGrant, where, {
         populate: ['customer', 'benefit'],
         orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
         ...pageOffset(query),

@@ -18,7 +18,7 @@ import {
   getVisibleCheckoutLink,
   updateCheckoutLink,
 } from './service.ts';
-import { inTransaction } from '../../kit/db.ts';
+import { inTransaction, findAndCountInOneSnapshot } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { listOf, sellerAuth } from '../../kit/route-helpers.ts';
 import { commitNewCheckout } from '../checkouts/commit.ts';
@@ -71,7 +71,7 @@ export const routes: RouteSpec[] = [
         );
         where.id = { $in: matching.map((l) => l.id) };
       }
-      const [items, total] = await em.findAndCount(CheckoutLink, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, CheckoutLink, where, {
         populate: CHECKOUT_LINK_POPULATE,
         populateWhere: 'all',
         orderBy: [

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod/v4';
 import { checkoutConfirmWorkflowId } from '@emporia/workflows/ids';
-import { inTransaction } from '../../kit/db.ts';
+import { inTransaction, findAndCountInOneSnapshot } from '../../kit/db.ts';
 import { checkoutConfirmRun } from '../../kit/run-metadata.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import type { AuthRequirement } from '../../kit/principals.ts';
@@ -91,7 +91,7 @@ export const routes: RouteSpec[] = [
         if (wanted.has('expired')) or.push({ status: 'expired' }, { status: 'open', expiresAt: { $lte: now } });
         where.$or = or;
       }
-      const [items, total] = await em.findAndCount(Checkout, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Checkout, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt', expires_at: 'expiresAt' }), { id: 'asc' }],
         ...pageOffset(query),
       });

@@ -1,6 +1,6 @@
 /** /v1/custom-fields: create, list, read, update, delete. */
 import { z } from 'zod/v4';
-import { containsPattern } from '../../kit/db.ts';
+import { containsPattern, findAndCountInOneSnapshot } from '../../kit/db.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
 import { route } from '../../kit/routes.ts';
 import { queryList } from '../../kit/validation.ts';
@@ -37,7 +37,7 @@ export const routes = [
         const like = containsPattern(query.query);
         where.$or = [{ name: { $ilike: like } }, { slug: { $ilike: like } }];
       }
-      const [items, total] = await em.findAndCount(CustomField, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, CustomField, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),
       });

@@ -4,7 +4,7 @@
  * (validate / activate / deactivate by key + organization id, no credentials).
  */
 import { z } from 'zod/v4';
-import { inTransaction, type EntityManager } from '../../kit/db.ts';
+import { inTransaction, type EntityManager, findAndCountInOneSnapshot } from '../../kit/db.ts';
 import { ResourceNotFound } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery } from '../../kit/pagination.ts';
 import type { CustomerPrincipal, Principal } from '../../kit/principals.ts';
@@ -193,7 +193,7 @@ export const routes = [
       if (query.subscription_id) where.subscriptionId = { $in: query.subscription_id };
       if (query.checkout_id) where.id = { $in: await grantIdsFromCheckouts(em, customerId, query.checkout_id) };
       const scope = await checkoutScope(em, asCustomer(principal));
-      const [items, total] = await em.findAndCount(BenefitGrant, withinScope(where, scope?.grantIds), {
+      const [items, total] = await findAndCountInOneSnapshot(em, BenefitGrant, withinScope(where, scope?.grantIds), {
         populate: GRANT_POPULATE,
         orderBy: [...grantOrderBy(query.sorting), { id: 'asc' }],
         ...pageOffset(query),

@@ -1,5 +1,5 @@
 /** /v1/discounts: create, list, read, update and (soft) delete. */
-import { containsPattern } from '../../kit/db.ts';
+import { containsPattern, findAndCountInOneSnapshot } from '../../kit/db.ts';
 import { z } from 'zod/v4';
 import type { AuthRequirement } from '../../kit/principals.ts';
 import { paginated, paginationQuery, pageOffset, sortingQuery, toOrderBy } from '../../kit/pagination.ts';
@@ -46,7 +46,7 @@ export const routes: RouteSpec[] = [
         const like = containsPattern(query.query);
         where.$or = [{ name: { $ilike: like } }, { code: { $ilike: like } }];
       }
-      const [items, total] = await em.findAndCount(Discount, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Discount, where, {
         populate: ['products'],
         orderBy: [
           ...toOrderBy(query.sorting, { created_at: 'createdAt', redemptions_count: 'redemptionsCount' }),

@@ -16,6 +16,7 @@ import {
   serializeFile,
 } from './schemas.ts';
 import { editFile, finishFileUpload, removeFile, startFileUpload } from './service.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 // The object store is called outside any transaction: each service call saves its row once, after the store.
 export const routes = [
@@ -57,7 +58,7 @@ export const routes = [
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds }, isUploaded: true, deletedAt: null };
       if (query.ids) where.id = { $in: query.ids };
-      const [items, total] = await em.findAndCount(File, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, File, where, {
         orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
         ...pageOffset(query),
       });

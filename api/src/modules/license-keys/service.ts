@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '../../kit/db.ts';
+import { findAndCountInOneSnapshot, type EntityManager } from '../../kit/db.ts';
 import { pageOffset, paginated } from '../../kit/pagination.ts';
 import { BadRequest, NotPermitted, ResourceNotFound } from '../../kit/errors.ts';
 import type { Benefit } from '../benefits/entities.ts';
@@ -224,7 +224,7 @@ export async function updateLicenseKey(tx: EntityManager, principal: Principal, 
 
 /** A page of the license keys matching `where` (the caller scopes it), newest first. */
 export async function licenseKeyPage(em: EntityManager, where: Record<string, unknown>, page: { page: number; limit: number }) {
-  const [items, total] = await em.findAndCount(LicenseKey, where, {
+  const [items, total] = await findAndCountInOneSnapshot(em, LicenseKey, where, {
     populate: ['customer'],
     orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     ...pageOffset(page),

@@ -9,7 +9,7 @@ import { fieldError, NotPermitted } from '../../kit/errors.ts';
 import { paginated, paginationQuery, pageOffset } from '../../kit/pagination.ts';
 import { registerBearerResolver, type Principal } from '../../kit/principals.ts';
 import { route } from '../../kit/routes.ts';
-import type { EntityManager } from '../../kit/db.ts';
+import { findAndCountInOneSnapshot, type EntityManager } from '../../kit/db.ts';
 import { deleteRoute, listOf, transact } from '../../kit/route-helpers.ts';
 import { User } from '../../auth/entities.ts';
 import { OAuth2Client, OAuth2Grant } from './entities.ts';
@@ -104,7 +104,8 @@ export const routes = [
     query: z.object({ ...paginationQuery }),
     response: listOf(clientSchema),
     async handler({ query, principal, em }) {
-      const [items, total] = await em.findAndCount(
+      const [items, total] = await findAndCountInOneSnapshot(
+        em,
         OAuth2Client,
         { user: userIdOf(principal), deletedAt: null },
         { orderBy: { createdAt: 'desc', id: 'asc' }, ...pageOffset(query) },
@@ -262,7 +263,8 @@ export const routes = [
     query: z.object({ ...paginationQuery }),
     response: listOf(grantSchema),
     async handler({ query, principal, em }) {
-      const [items, total] = await em.findAndCount(
+      const [items, total] = await findAndCountInOneSnapshot(
+        em,
         OAuth2Grant,
         { user: userIdOf(principal), revokedAt: null, client: { deletedAt: null } },
         { populate: ['client'], orderBy: { createdAt: 'desc', id: 'asc' }, ...pageOffset(query) },

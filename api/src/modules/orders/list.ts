@@ -4,7 +4,7 @@
  * the filters, sorting and page are the same.
  */
 import { z } from 'zod/v4';
-import type { EntityManager } from '../../kit/db.ts';
+import { findAndCountInOneSnapshot, type EntityManager } from '../../kit/db.ts';
 import { pageOffset, paginationQuery } from '../../kit/pagination.ts';
 import { queryList } from '../../kit/validation.ts';
 import { Order } from './entities.ts';
@@ -50,7 +50,7 @@ export async function listOrders(
   }
   const product = orderProductFilter(q);
   if (product) where.product = product;
-  const [items, total] = await em.findAndCount(Order, where, {
+  const [items, total] = await findAndCountInOneSnapshot(em, Order, where, {
     orderBy: [...orderOrderBy(q.sorting), { id: 'asc' }],
     ...pageOffset(q),
   });

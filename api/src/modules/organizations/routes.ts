@@ -19,6 +19,7 @@ import {
 import { visibleOrganizationIds } from './scope.ts';
 import { createOrganizationForUser, updateOrganization } from './service.ts';
 import { administeredIds, createAccessToken, revokeAccessToken, updateAccessToken } from './access-tokens.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const tags = ['organizations'];
 const tokenTags = ['organization-access-tokens'];
@@ -52,7 +53,7 @@ export const organizationRoutes = [
     async handler({ query, principal, em }) {
       const ids = await visibleOrganizationIds(em, principal);
       const where = { id: { $in: ids }, ...(query.slug ? { slug: query.slug } : {}) };
-      const [items, total] = await em.findAndCount(Organization, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Organization, where, {
         orderBy: toOrderBy(query.sorting, { created_at: 'createdAt' }),
         ...pageOffset(query),
       });
@@ -105,7 +106,8 @@ export const organizationRoutes = [
     async handler({ query, principal, em }) {
       let ids = await administeredIds(em, asUser(principal).userId);
       if (query.organization_id) ids = ids.filter((id) => id === query.organization_id);
-      const [items, total] = await em.findAndCount(
+      const [items, total] = await findAndCountInOneSnapshot(
+        em,
         OrganizationAccessToken,
         { organization: { $in: ids }, revokedAt: null },
         {

@@ -1,5 +1,5 @@
 /** Saved payment methods. Services never commit on their own, except the workflow steps that say so. */
-import type { EntityManager } from '../../kit/db.ts';
+import { findAndCountInOneSnapshot, type EntityManager } from '../../kit/db.ts';
 import { ApiError } from '../../kit/errors.ts';
 import { Customer } from '../customers/entities.ts';
 import { Subscription } from '../subscriptions/entities.ts';
@@ -41,7 +41,8 @@ export function listPaymentMethods(
   customerId: string,
   page: { limit: number; offset: number },
 ): Promise<[PaymentMethod[], number]> {
-  return em.findAndCount(
+  return findAndCountInOneSnapshot(
+    em,
     PaymentMethod,
     { customer: customerId, deletedAt: null },
     { orderBy: [{ isDefault: 'desc' }, { createdAt: 'desc' }, { id: 'asc' }], ...page },

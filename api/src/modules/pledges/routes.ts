@@ -12,6 +12,7 @@ import { scopedOrganizationIds, visibleOrganizationIds } from '../organizations/
 import { PLEDGE_STATES, PLEDGE_TYPES, Pledge } from './entities.ts';
 import { pledgeCreateSchema, pledgeSchema, pledgeStateUpdateSchema, serializePledge } from './schemas.ts';
 import { PLEDGE_POPULATE, getVisiblePledge, issuePledgesSum, movePledge, recordPledge } from './service.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const READ = sellerAuth('issues:read');
 const WRITE = sellerAuth('issues:write');
@@ -51,7 +52,7 @@ export const routes: RouteSpec[] = [
       if (query.issue_number) where.issueNumber = query.issue_number;
       if (query.state) where.state = { $in: query.state };
       if (query.type) where.type = { $in: query.type };
-      const [items, total] = await em.findAndCount(Pledge, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Pledge, where, {
         populate: PLEDGE_POPULATE,
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),

@@ -13,6 +13,7 @@ import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { Refund } from './entities.ts';
 import { refundCreateSchema, refundSchema, serializeRefund } from './schemas.ts';
 import { requestRefund } from './service.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const READ: AuthRequirement = sellerAuth('refunds:read');
 const WRITE: AuthRequirement = sellerAuth('refunds:write');
@@ -55,7 +56,7 @@ export const routes: RouteSpec[] = [
       if (query.subscription_id) where.subscription = { $in: query.subscription_id };
       if (query.customer_id) where.customer = { $in: query.customer_id };
       if (query.succeeded !== undefined) where.status = query.succeeded ? 'succeeded' : { $ne: 'succeeded' };
-      const [items, total] = await em.findAndCount(Refund, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Refund, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),
       });

@@ -15,6 +15,7 @@ import {
   serializeExternalOrganization,
   serializeRepository,
 } from './schemas.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const REPO_READ: AuthRequirement = sellerAuth('repositories:read');
 const REPO_WRITE: AuthRequirement = sellerAuth('repositories:write');
@@ -45,7 +46,7 @@ export const routes: RouteSpec[] = [
       if (query.name) where.name = { $in: query.name };
       if (query.external_organization_name) where.externalOrganization = { name: { $in: query.external_organization_name } };
       if (query.is_private !== undefined) where.isPrivate = query.is_private;
-      const [items, total] = await em.findAndCount(Repository, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, Repository, where, {
         populate: ['externalOrganization', 'organization'],
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),
@@ -89,7 +90,7 @@ export const routes: RouteSpec[] = [
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.platform) where.platform = { $in: query.platform };
       if (query.name) where.name = { $in: query.name };
-      const [items, total] = await em.findAndCount(ExternalOrganization, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, ExternalOrganization, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt' }), { id: 'asc' }],
         ...pageOffset(query),
       });

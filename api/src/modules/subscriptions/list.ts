@@ -4,7 +4,7 @@
  * populate; the filters, sorting and page are the same.
  */
 import { z } from 'zod/v4';
-import type { EntityManager } from '../../kit/db.ts';
+import { findAndCountInOneSnapshot, type EntityManager } from '../../kit/db.ts';
 import { pageOffset, toOrderBy } from '../../kit/pagination.ts';
 import { ACTIVE_SUBSCRIPTION_STATUSES, Subscription } from './entities.ts';
 
@@ -52,7 +52,7 @@ export async function listSubscriptions(
   if (q.customer_id) where.customer = { $in: q.customer_id };
   if (q.discount_id) where.discount = { $in: q.discount_id };
   if (q.active != null) where.status = q.active ? { $in: ACTIVE_SUBSCRIPTION_STATUSES } : { $nin: ACTIVE_SUBSCRIPTION_STATUSES };
-  const [items, total] = await em.findAndCount(Subscription, where, {
+  const [items, total] = await findAndCountInOneSnapshot(em, Subscription, where, {
     orderBy: [...toOrderBy(q.sorting, SORT_COLUMNS), { id: 'asc' }],
     ...pageOffset(q),
   });

@@ -12,6 +12,7 @@ import { scopedOrganizationIds } from '../organizations/scope.ts';
 import { countrySchema } from '../customers/schemas.ts';
 import { TaxRate } from './entities.ts';
 import { deleteTaxRate, setTaxRate } from './service.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const READ: AuthRequirement = sellerAuth('organizations:read');
 const WRITE: AuthRequirement = sellerAuth('organizations:write');
@@ -69,7 +70,7 @@ export const routes: RouteSpec[] = [
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
       const where: Record<string, unknown> = { organization: { $in: orgIds } };
       if (query.country) where.country = { $in: query.country };
-      const [items, total] = await em.findAndCount(TaxRate, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, TaxRate, where, {
         orderBy: [...toOrderBy(query.sorting, { created_at: 'createdAt', basis_points: 'basisPoints' }), { id: 'asc' }],
         ...pageOffset(query),
       });

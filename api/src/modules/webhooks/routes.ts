@@ -8,6 +8,7 @@ import { WebhookDelivery, WebhookEndpoint } from './entities.ts';
 import { deliverySchema, endpointCreateSchema, endpointSchema, endpointUpdateSchema, serializeDelivery } from './schemas.ts';
 import { createEndpoint, deleteEndpoint, findVisibleEndpoint, readEndpoint, redeliverEvent, updateEndpoint } from './endpoints.ts';
 import { createRoute, deleteRoute, getByIdRoute, idParams, listOf, sellerAuth, transact, updateRoute } from '../../kit/route-helpers.ts';
+import { findAndCountInOneSnapshot } from '../../kit/db.ts';
 
 const READ = sellerAuth('webhooks:read');
 const WRITE = sellerAuth('webhooks:write');
@@ -33,7 +34,8 @@ export const routes: RouteSpec[] = [
     response: listOf(endpointSchema),
     async handler({ query, principal, em, deps }) {
       const orgIds = await scopedOrganizationIds(em, principal, query.organization_id);
-      const [items, total] = await em.findAndCount(
+      const [items, total] = await findAndCountInOneSnapshot(
+        em,
         WebhookEndpoint,
         { organization: { $in: orgIds }, deletedAt: null },
         { orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...pageOffset(query) },
@@ -87,7 +89,7 @@ export const routes: RouteSpec[] = [
       if (query.start_timestamp) created.$gte = new Date(query.start_timestamp);
       if (query.end_timestamp) created.$lte = new Date(query.end_timestamp);
       if (Object.keys(created).length) where.createdAt = created;
-      const [items, total] = await em.findAndCount(WebhookDelivery, where, {
+      const [items, total] = await findAndCountInOneSnapshot(em, WebhookDelivery, where, {
         populate: ['webhookEvent'],
         orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
         ...pageOffset(query),
