@@ -222,6 +222,24 @@ describe('orders and subscriptions lists with kept embedded records', () => {
     await expectSpliced();
   });
 
+  it('show a product and a price changed by another process (their read model rewritten by the triggers) at once, byte for byte', async () => {
+    await expectSpliced();
+    const order = (await orders())[0];
+    const psql = (sql: string) => execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
+    psql(`update products set name = 'Renamed in psql' where id = '${order.product_id}'`);
+    expect((await orders()).filter((o) => o.product_id === order.product_id).map((o) => o.product.name)).toEqual(
+      (await orders()).filter((o) => o.product_id === order.product_id).map(() => 'Renamed in psql'),
+    );
+    expect((await subscriptions()).filter((x) => x.product_id === order.product_id).every((x) => x.product.name === 'Renamed in psql')).toBe(true);
+    await expectSpliced();
+    psql(`update product_prices set modified_at = '2031-01-02T03:04:05.678Z' where id = '${order.product_price_id}'`);
+    expect((await orders()).filter((o) => o.product_price_id === order.product_price_id).map((o) => o.product_price.modified_at)).toEqual(
+      (await orders()).filter((o) => o.product_price_id === order.product_price_id).map(() => '2031-01-02T03:04:05.678Z'),
+    );
+    await expectSpliced();
+    await expectSpliced(second.url);
+  });
+
   it('shows a write from another API server and from another process on the next read', async () => {
     await expectSpliced();
     await expectSpliced(second.url);

@@ -153,6 +153,11 @@ export interface SplicedOneQuery extends JsonOneQuery {
   kind: FragmentKind;
   /** As `SplicedPageQuery.version`: the item's version given the expression of its id. */
   version: (idExpr: string) => string;
+  /**
+   * The same version over the alias of a `table` row (the statement's `x`), without looking the row
+   * up again by id; the same text as `version` for that row. Without it, `version('x.id')`.
+   */
+  rowVersion?: (row: string) => string;
 }
 
 /**
@@ -166,7 +171,7 @@ export async function splicedOne(em: SqlReader, q: SplicedOneQuery): Promise<Raw
   const cache = await cacheOf(em);
   const rows = await query<{ id: string; v: string }>(
     em,
-    `select x.id::text as id, ${q.version('x.id')} as v from ${q.table} x where ${q.where} limit 1`,
+    `select x.id::text as id, ${q.rowVersion?.('x') ?? q.version('x.id')} as v from ${q.table} x where ${q.where} limit 1`,
     q.params,
   );
   if (!rows.length) return null;

@@ -54,23 +54,29 @@ function buildOrderJsonSql(product: string): string {
 }
 
 /**
- * The row versions of everything an order's JSON is built from (the order, its customer, product,
- * price, discount, subscription, the product's stored read model and a metered price's meter): any
- * committed write to one of them changes this text.
+ * The version of the order row `o` (an alias over `orders`): the row versions (`xmin`) of the order,
+ * its customer, price and a metered price's meter, discount, subscription and the product's stored
+ * read model; any committed write to one of them changes this text. The product row itself is not
+ * read: every change of a product or of its prices (insert, update, delete) and a meter's rename
+ * rewrites the product's `product_read_models` row in the same transaction (constraint triggers of
+ * Migration20261126021500), so its `xmin` changes with them. One primary-key lookup per row, no
+ * join of the order again: what a by-id read and each item of a page pay per request.
  */
-const VERSION = `concat(o.xmin, ':', c.xmin, ':', p.xmin, ':', pp.xmin, ':', d.xmin, ':', s.xmin, ':', r.xmin, ':', mt.xmin)`;
-const VERSIONED_FROM = `${FROM} left join product_read_models r on r.product_id = o.product_id left join meters mt on mt.id = pp.meter_id`;
+const versionOf = (o: string) => `concat(${o}.xmin, ':', (select c.xmin from customers c where c.id = ${o}.customer_id),
+    ':', (select concat(pp.xmin, ':', mt.xmin) from product_prices pp left join meters mt on mt.id = pp.meter_id where pp.id = ${o}.product_price_id),
+    ':', (select d.xmin from discounts d where d.id = ${o}.discount_id), ':', (select s.xmin from subscriptions s where s.id = ${o}.subscription_id),
+    ':', (select r.xmin from product_read_models r where r.product_id = ${o}.product_id))`;
 
-/** A whole order's JSON (media URLs in place) kept by its `VERSION`. */
+/** A whole order's JSON (media URLs in place) kept by its version (`versionOf`). */
 const orderFragment: FragmentKind = {
   name: 'order',
-  build: () => `select o.id::text as id, ${VERSION} as v, ${withMediaUrls(`${orderObjectSql('r.json')}::text`)} as j
-    from ${VERSIONED_FROM} where o.id = any(?::uuid[])`,
+  build: () => `select o.id::text as id, ${versionOf('o')} as v, ${withMediaUrls(`${orderObjectSql('r.json')}::text`)} as j
+    from ${FROM} left join product_read_models r on r.product_id = o.product_id where o.id = any(?::uuid[])`,
   variant: mediaPublicUrlPrefix,
 };
 
 /** The version of the order whose id is `idExpr` (`splicedPage`). */
-const orderVersionSql = (idExpr: string) => `(select ${VERSION} from ${VERSIONED_FROM} where o.id = ${idExpr})`;
+const orderVersionSql = (idExpr: string) => `(select ${versionOf('o')} from orders o where o.id = ${idExpr})`;
 
 let itemSql: string | undefined;
 /**
@@ -159,5 +165,6 @@ export function orderJson(em: SqlReader, organizationIds: string[], id: string):
     text: withMediaUrls,
     kind: orderFragment,
     version: orderVersionSql,
+    rowVersion: versionOf,
   });
 }

@@ -71,23 +71,28 @@ function buildSubscriptionJsonSql(product: string): string {
 }
 
 /**
- * The row versions of everything a subscription's JSON is built from (the subscription, its customer,
- * product, price, discount, the product's stored read model and a metered price's meter): any
- * committed write to one of them changes this text.
+ * The version of the subscription row `s` (an alias over `subscriptions`): the row versions (`xmin`)
+ * of the subscription, its customer, price and a metered price's meter, discount and the product's
+ * stored read model; any committed write to one of them changes this text. The product row itself is
+ * not read: every change of a product or of its prices and a meter's rename rewrites the product's
+ * `product_read_models` row in the same transaction (constraint triggers of
+ * Migration20261126021500), so its `xmin` changes with them. One primary-key lookup per row.
  */
-const VERSION = `concat(s.xmin, ':', c.xmin, ':', p.xmin, ':', pp.xmin, ':', d.xmin, ':', r.xmin, ':', mt.xmin)`;
-const VERSIONED_FROM = `${FROM} left join product_read_models r on r.product_id = s.product_id left join meters mt on mt.id = pp.meter_id`;
+const versionOf = (s: string) => `concat(${s}.xmin, ':', (select c.xmin from customers c where c.id = ${s}.customer_id),
+    ':', (select concat(pp.xmin, ':', mt.xmin) from product_prices pp left join meters mt on mt.id = pp.meter_id where pp.id = ${s}.price_id),
+    ':', (select d.xmin from discounts d where d.id = ${s}.discount_id),
+    ':', (select r.xmin from product_read_models r where r.product_id = ${s}.product_id))`;
 
-/** A whole subscription's JSON (media URLs in place) kept by its `VERSION`. */
+/** A whole subscription's JSON (media URLs in place) kept by its version (`versionOf`). */
 const subscriptionFragment: FragmentKind = {
   name: 'subscription',
-  build: () => `select s.id::text as id, ${VERSION} as v, ${withMediaUrls(`${subscriptionObjectSql('r.json')}::text`)} as j
-    from ${VERSIONED_FROM} where s.id = any(?::uuid[])`,
+  build: () => `select s.id::text as id, ${versionOf('s')} as v, ${withMediaUrls(`${subscriptionObjectSql('r.json')}::text`)} as j
+    from ${FROM} left join product_read_models r on r.product_id = s.product_id where s.id = any(?::uuid[])`,
   variant: mediaPublicUrlPrefix,
 };
 
 /** The version of the subscription whose id is `idExpr` (`splicedPage`). */
-const subscriptionVersionSql = (idExpr: string) => `(select ${VERSION} from ${VERSIONED_FROM} where s.id = ${idExpr})`;
+const subscriptionVersionSql = (idExpr: string) => `(select ${versionOf('s')} from subscriptions s where s.id = ${idExpr})`;
 
 export interface SubscriptionListFilters {
   organizationIds: string[];
@@ -156,5 +161,6 @@ export function subscriptionJson(em: SqlReader, organizationIds: string[], id: s
     text: withMediaUrls,
     kind: subscriptionFragment,
     version: subscriptionVersionSql,
+    rowVersion: versionOf,
   });
 }
