@@ -6,11 +6,12 @@
  *   npx tsx bench/meters-explain.ts --database <kept> [--runs 200] [--generic]
  *
  * The statement is the first one the read runs (the one that answers when nothing is pending), under
- * force_generic_plan when the API runs it so; `--generic` sets force_generic_plan in any case.
+ * force_generic_plan when the API runs it so (on its generic-plan pool); `--generic` sets force_generic_plan in any case.
  */
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
 import { initOrm } from '../api/src/kit/db.ts';
+import { closeGenericPool, genericPool } from '../api/src/kit/generic-pool.ts';
 import { allEntities } from '../api/src/modules/entities.ts';
 import { cachedQuantitiesJson, rememberMeter } from '../api/src/modules/meters/quantities-read.ts';
 import { meterWithRollupState } from '../api/src/modules/meters/rollups.ts';
@@ -56,6 +57,14 @@ try {
     const poolConnect = pool.connect;
     const p = pool as unknown as { query: unknown; connect: unknown };
     p.query = (c: unknown, ...rest: unknown[]) => (watch(c), (poolQuery as (...a: unknown[]) => unknown).call(pool, c, ...rest));
+    // The generic-plan pool's sessions run under force_generic_plan.
+    const generic = genericPool(pool);
+    const genericQuery = generic.query;
+    const g = generic as unknown as { query: unknown };
+    g.query = (c: unknown, ...rest: unknown[]) => {
+      if (!captured) apiGeneric = true;
+      return watch(c), (genericQuery as (...a: unknown[]) => unknown).call(generic, c, ...rest);
+    };
     p.connect = async () => {
       const client = await (poolConnect as () => Promise<pg.PoolClient>).call(pool);
       const clientQuery = client.query;
@@ -73,6 +82,7 @@ try {
     } finally {
       p.query = poolQuery;
       p.connect = poolConnect;
+      g.query = genericQuery;
     }
     const client = await pool.connect();
     try {
@@ -92,5 +102,6 @@ try {
   }
 } finally {
   await db.end();
+  await closeGenericPool(await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<pg.Pool> }).getNativeClient());
   await orm.close();
 }

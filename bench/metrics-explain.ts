@@ -15,6 +15,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
 import { initOrm } from '../api/src/kit/db.ts';
+import { closeGenericPool } from '../api/src/kit/generic-pool.ts';
 import { allEntities } from '../api/src/modules/entities.ts';
 import { bucketsStatement, computeMetricsFromBuckets, computeMetricsFromRows, type MetricsQuery } from '../api/src/modules/metrics/service.ts';
 import { arg } from './common.ts';
@@ -73,6 +74,7 @@ try {
       const rowsMs = performance.now() - t;
       const same = JSON.stringify(await computeMetricsFromBuckets(orm.em.fork(), q)) === JSON.stringify(rows);
       console.log(`${label}: answers ${same ? 'identical to' : 'DIFFER from'} the rows' (rows: ${rowsMs.toFixed(0)} ms, ${rows.reduce((n, p) => n + p.orders, 0)} orders)`);
+      await closeGenericPool(await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<pg.Pool> }).getNativeClient());
       await orm.close();
     }
     console.log(

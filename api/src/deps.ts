@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Config } from './config.ts';
 import { initOrm } from './kit/db.ts';
+import { closeGenericPool, existingGenericPool } from './kit/generic-pool.ts';
 import { destroyConnections, lentConnections } from './mikro-orm.config.ts';
 import { createLogger, type Logger } from './kit/logger.ts';
 import { createMailer, type Mailer } from './kit/mail.ts';
@@ -81,13 +82,14 @@ export async function closeDeps(deps: Deps): Promise<void> {
 const POOL_CLOSE_GRACE_MS = 10_000;
 
 /**
- * Closes `orm`'s pool. Its end() waits for every lent connection: one never given back (a leak,
+ * Closes `orm`'s pool and its generic-plan pool. Each end() waits for every lent connection: one never given back (a leak,
  * named in the log by the stack that took it when checkouts are traced) would hold shutdown forever,
  * so after POOL_CLOSE_GRACE_MS the remaining connections are cut.
  */
 async function closeOrm(orm: MikroORM, log: Logger, what: string): Promise<void> {
   const pool = (await orm.driver.getConnection().getNativeClient()) as Pool;
-  const closing = orm.close();
+  const generic = existingGenericPool(pool);
+  const closing = Promise.all([orm.close(), closeGenericPool(pool)]);
   let timer: NodeJS.Timeout | undefined;
   const inTime = await Promise.race([
     closing.then(() => true),
@@ -95,14 +97,19 @@ async function closeOrm(orm: MikroORM, log: Logger, what: string): Promise<void>
   ]);
   clearTimeout(timer);
   if (inTime) return;
-  log.error({ lent: lentConnections(pool) }, `${what}: connections not given back ${POOL_CLOSE_GRACE_MS / 1000} s into shutdown; cutting them`);
+  log.error(
+    { lent: [...lentConnections(pool), ...(generic ? lentConnections(generic) : [])] },
+    `${what}: connections not given back ${POOL_CLOSE_GRACE_MS / 1000} s into shutdown; cutting them`,
+  );
   destroyConnections(pool);
+  if (generic) destroyConnections(generic);
   await closing;
 }
 
-/** The connection pools `deps` opened: the ORM's, and the sandbox processor's once it has been used. */
+/** The connection pools `deps` opened: the ORM's, its generic-plan pool and the sandbox processor's once they have been used. */
 export async function depsPools(deps: Deps): Promise<Pool[]> {
   const sandbox = sandboxOrms.get(deps)?.();
   const orms = sandbox ? [deps.orm, await sandbox] : [deps.orm];
-  return Promise.all(orms.map((orm) => orm.driver.getConnection().getNativeClient() as Promise<Pool>));
+  const pools = await Promise.all(orms.map((orm) => orm.driver.getConnection().getNativeClient() as Promise<Pool>));
+  return pools.flatMap((p) => [p, existingGenericPool(p)].filter((x): x is Pool => x !== undefined));
 }

@@ -13,6 +13,7 @@ import { Customer } from '../../api/src/modules/customers/entities.ts';
 import { Meter, type Aggregation, type Filter, type FilterClause } from '../../api/src/modules/meters/entities.ts';
 import { rawMeterQuantities } from '../../api/src/modules/meters/service.ts';
 import { mergeRollups } from '../../api/src/modules/meters/rollups.ts';
+import { GENERIC_POOL_APPLICATION_NAME } from '../../api/src/kit/generic-pool.ts';
 import type { TimeInterval } from '../../api/src/modules/meters/schemas.ts';
 import { startTestServer, type TestServer } from '../harness.ts';
 import { call, createCustomer, usageSeller } from '../catalogue/events-helpers.ts';
@@ -449,6 +450,41 @@ describe('meter rollups', () => {
     for (const range of ranges) expect(await read(range)).toBe(7);
     await mergeRollups(em, s.organization.id);
     for (const range of ranges) expect(await read(range)).toBe(7);
+  });
+
+  it('answer again after PostgreSQL cut the connections of the generic-plan reads', async () => {
+    const em = srv.deps.orm.em.fork();
+    await runSql(em, 'delete from "events" where "organization_id" = $1', [s.organization.id]);
+    await runSql(em, 'delete from "meters" where "organization_id" = $1', [s.organization.id]);
+    const created = await call(srv, s.token, 'POST', '/v1/meters/', {
+      name: 'Cut',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'sum', property: 'a' },
+    });
+    await ingest([{ name: 'api', at: 2 * HOUR, who: { customer: 0 }, system: false, metadata: { a: 3 } }], [1]);
+    await mergeRollups(em, s.organization.id);
+    const range = `start_timestamp=${new Date(BASE).toISOString()}&end_timestamp=${new Date(BASE + 3 * 86_400_000).toISOString()}&interval=day&customer_id=${customers[0]!.id}`;
+    const total = (res: { body: { quantities: { quantity: number }[] } }) => res.body.quantities.reduce((t, b) => t + b.quantity, 0);
+    for (let k = 0; k < 3; k++) {
+      const res = await call(srv, s.token, 'GET', `/v1/meters/${created.body.id}/quantities?${range}`);
+      expect(res.status).toBe(200);
+      expect(total(res)).toBe(3);
+    }
+    const cut = await runSql<{ pid: number }>(
+      em,
+      `select pg_terminate_backend("pid"), "pid" from pg_stat_activity where "datname" = current_database() and "application_name" = $1`,
+      [GENERIC_POOL_APPLICATION_NAME],
+    );
+    expect(cut.rows.length).toBeGreaterThan(0);
+    // A read on a connection cut under it answers 503 (retry later); the next ones answer again.
+    const statuses: number[] = [];
+    for (let k = 0; k < 5 && statuses.at(-1) !== 200; k++) {
+      const res = await call(srv, s.token, 'GET', `/v1/meters/${created.body.id}/quantities?${range}`);
+      statuses.push(res.status);
+      if (res.status === 200) expect(total(res)).toBe(3);
+    }
+    expect(statuses.at(-1)).toBe(200);
+    expect(statuses.every((x) => x === 200 || x === 503)).toBe(true);
   });
 
   it("count an organization's unmerged events while another organization's merges run", async () => {
