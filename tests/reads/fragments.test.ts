@@ -227,15 +227,13 @@ describe('orders and subscriptions lists with kept embedded records', () => {
     const order = (await orders())[0];
     const psql = (sql: string) => execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
     psql(`update products set name = 'Renamed in psql' where id = '${order.product_id}'`);
-    expect((await orders()).filter((o) => o.product_id === order.product_id).map((o) => o.product.name)).toEqual(
-      (await orders()).filter((o) => o.product_id === order.product_id).map(() => 'Renamed in psql'),
-    );
+    const renamed = (await orders()).filter((o) => o.product_id === order.product_id);
+    expect(renamed.map((o) => o.product.name)).toEqual(renamed.map(() => 'Renamed in psql'));
     expect((await subscriptions()).filter((x) => x.product_id === order.product_id).every((x) => x.product.name === 'Renamed in psql')).toBe(true);
     await expectSpliced();
     psql(`update product_prices set modified_at = '2031-01-02T03:04:05.678Z' where id = '${order.product_price_id}'`);
-    expect((await orders()).filter((o) => o.product_price_id === order.product_price_id).map((o) => o.product_price.modified_at)).toEqual(
-      (await orders()).filter((o) => o.product_price_id === order.product_price_id).map(() => '2031-01-02T03:04:05.678Z'),
-    );
+    const repriced = (await orders()).filter((o) => o.product_price_id === order.product_price_id);
+    expect(repriced.map((o) => o.product_price.modified_at)).toEqual(repriced.map(() => '2031-01-02T03:04:05.678Z'));
     await expectSpliced();
     await expectSpliced(second.url);
   });
