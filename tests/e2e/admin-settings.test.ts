@@ -53,6 +53,8 @@ describe('seller console: entry and settings', () => {
     // Forgotten password → mail → reset page → sign in with the new password.
     await go('/login');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    // Until the page has changed, /^Email/ would also match the sign-in page's "Email or username".
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel(/^Email/).fill(s.email);
     await expectAccessible(page, 'forgotten password');
     await page.getByRole('button', { name: 'Send reset link' }).click();
