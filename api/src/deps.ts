@@ -12,7 +12,7 @@ import { destroyConnections, lentConnections } from './mikro-orm.config.ts';
 import { createLogger, type Logger } from './kit/logger.ts';
 import { createMailer, type Mailer } from './kit/mail.ts';
 import { createStorage, type Storage } from './kit/storage.ts';
-import { connectTemporal } from './kit/temporal.ts';
+import { closeTemporal, connectTemporal } from './kit/temporal.ts';
 import { createIntegrations, type Integrations } from './modules/benefits/integrations.ts';
 import { allEntities } from './modules/entities.ts';
 import { createProcessor, type PaymentProcessor } from './modules/payments/index.ts';
@@ -73,7 +73,7 @@ export async function createDeps(cfg: Config, name: string): Promise<Deps> {
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.mailer.close();
-  await deps.temporal.connection.close();
+  await closeTemporal(deps.temporal);
   await closers.get(deps)?.();
   await closeOrm(deps.orm, deps.log, 'database pool');
 }
