@@ -9,6 +9,10 @@ import type { EntityManager } from '../../api/src/kit/db.ts';
 
 const gap = (of: string) => `case when f.kind = 1 then greatest(-104, least(104, (f.bucket & -4) - f.${of})) else 0 end`;
 
+/** A day row's gap: the subscription's start (or last order) before the order's UTC day (1), within it (0), after it (-96). */
+const dayGap = (of: string) =>
+  `case when f.kind <> 1 then 0 when f.${of} < metrics_floor(f.bucket, 96) then 1 when f.${of} < metrics_floor(f.bucket, 96) + 96 then 0 else -96 end`;
+
 const subscriptionEvents = `
   select organization_id, customer_id, metrics_bucket(started_at) as bucket, product_id, 1 as sn, metrics_subscription_mrr(amount, recurring_interval) as sm, 0 as en, 0 as em
   from subscriptions where organization_id = $1 and started_at is not null and (ended_at is null or ended_at >= started_at)
@@ -27,6 +31,13 @@ const PAIRS: Record<string, [string, string]> = {
      where organization_id = $1 order by 1, 2, 3, 4, 5, 6, 7`,
     `select f.customer_id, f.bucket & -4 as b, f.product_id, f.kind, ${gap('start_bucket')} as g1, ${gap('renew_bucket_customer')} as g2, ${gap('renew_bucket_customer_product')} as g3,
             count(*) as n, sum(f.net) as net
+     from metrics_order_facts f where f.organization_id = $1 group by 1, 2, 3, 4, 5, 6, 7 order by 1, 2, 3, 4, 5, 6, 7`,
+  ],
+  'customer order days': [
+    `select customer_id, bucket, product_id, kind, start_gap, renew_gap_org, renew_gap_product, n, net from metrics_customer_order_days
+     where organization_id = $1 order by 1, 2, 3, 4, 5, 6, 7`,
+    `select f.customer_id, metrics_floor(f.bucket, 96) as b, f.product_id, f.kind, ${dayGap('start_bucket')} as g1, ${dayGap('renew_bucket_customer')} as g2,
+            ${dayGap('renew_bucket_customer_product')} as g3, count(*) as n, sum(f.net) as net
      from metrics_order_facts f where f.organization_id = $1 group by 1, 2, 3, 4, 5, 6, 7 order by 1, 2, 3, 4, 5, 6, 7`,
   ],
   'subscription hours and days': [

@@ -158,6 +158,7 @@ describe('metrics in one pass', () => {
     let compared = 0;
     let fromAggregates = 0;
     let coarseRows = 0;
+    let utcDayReads = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(subscriptionArb, { maxLength: 6 }),
@@ -177,7 +178,12 @@ describe('metrics in one pass', () => {
           // The hour and day aggregates the triggers keep equal the ones computed from the facts and subscriptions.
           const coarse = await coarseAggregates(srv.deps.orm.em.fork(), seller.organization.id);
           for (const { kept, recomputed } of Object.values(coarse)) expect(kept).toEqual(recomputed);
-          coarseRows += coarse['customer order hours']!.kept.length + coarse['customer subscription hours and days']!.kept.length;
+          coarseRows += coarse['customer order hours']!.kept.length + coarse['customer order days']!.kept.length + coarse['customer subscription hours and days']!.kept.length;
+          // One customer's UTC days (read from the customer's day rows) in every run, besides the random queries.
+          const utcDays = { ...queries[0]!, interval: 'day' as const, timezone: 'UTC' as const, billing: null, customer: queries[0]!.customer ?? 0 };
+          const days = toQuery(utcDays);
+          expect(asJson((await computeMetricsFromBuckets(srv.deps.orm.em.fork(), days))!)).toEqual(asJson(await referenceMetrics(srv.deps.orm.em.fork(), days)));
+          utcDayReads++;
           for (const raw of queries) {
             const q = toQuery(raw);
             const expected = await referenceMetrics(srv.deps.orm.em.fork(), q);
@@ -202,6 +208,7 @@ describe('metrics in one pass', () => {
     expect(compared).toBeGreaterThanOrEqual(25);
     expect(fromAggregates).toBe(2 * compared);
     expect(coarseRows).toBeGreaterThan(0);
+    expect(utcDayReads).toBeGreaterThanOrEqual(25);
   });
 
   it('answer the same through GET /v1/metrics/ as the reference, every filter at once', async () => {

@@ -31,6 +31,9 @@ export function bucketsSql(q: MetricsQuery, params: SqlParams): string {
   // split hours (a period edge inside, off the hour: a :30 or :45 zone) from the quarter-hour rows,
   // one index range per split hour (`offset 0` keeps the planner from scanning the whole range once
   // and filtering it per split hour).
+  // One customer's daily periods that are all UTC days (`utc_days`, known only at run time: it
+  // depends on the zone) read the customer's day rows instead, one per day and gap class.
+  const dayRows = customer && q.interval === 'day';
   const orderRows =
     BUCKET_CLASS[q.interval] === 0
       ? `
@@ -39,7 +42,9 @@ export function bucketsSql(q: MetricsQuery, params: SqlParams): string {
       cross join lateral (
         select ${orderRow}
         from ${customer ? 'metrics_customer_order_hours' : 'metrics_order_hours'} r
-        where r.organization_id = any(${orgs}) and r.bucket >= g.lo_b and r.bucket <= g.hi_b - 4 and r.bucket <> all(g.split)${productOf('r')}
+        where r.organization_id = any(${orgs}) and r.bucket >= g.lo_b and r.bucket <= g.hi_b - 4 and r.bucket <> all(g.split)${productOf('r')}${
+          dayRows ? ' and not (select utc_days from bounds)' : ''
+        }
         union all
         select ${orderRow}
         from unnest(g.split) h(h)
@@ -48,7 +53,15 @@ export function bucketsSql(q: MetricsQuery, params: SqlParams): string {
           where r.organization_id = any(${orgs}) and r.class = 0
             and r.bucket >= greatest(h.h, g.lo_b) and r.bucket < least(h.h + 4, g.hi_b)${productOf('r')}
           offset 0
-        ) r
+        ) r${
+          dayRows
+            ? `
+        union all
+        select ${orderRow}
+        from metrics_customer_order_days r
+        where (select utc_days from bounds) and r.organization_id = any(${orgs}) and r.bucket >= g.lo_b and r.bucket < g.hi_b${productOf('r')}`
+            : ''
+        }
       ) x
       where g.aligned`
       : `
@@ -68,6 +81,7 @@ export function bucketsSql(q: MetricsQuery, params: SqlParams): string {
       select min(p_start) as lo, max(p_end) as hi,
              array_agg(p_start order by p_start) as starts, array_agg(p_end order by p_end) as ends,
              bool_and(ps_s % 900 = 0 and pe_s % 900 = 0) as aligned,
+             bool_and(ps_s % 86400 = 0 and pe_s - ps_s = 86400) as utc_days,
              (min(ps_s) / 900)::int as lo_b, (max(pe_s) / 900)::int as hi_b,
              array_agg((ps_s / 900)::int order by ps_s) as starts_b, array_agg((pe_s / 900)::int order by pe_s) as ends_b
       from numbered
