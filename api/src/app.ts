@@ -103,23 +103,9 @@ function withTimeouts(server: http.Server): http.Server {
   return server;
 }
 
-/**
- * `configure` adds routes before the not-found handler (used by tests). `app.listen` serves through
- * `requestListener`, so the fast paths run wherever the application is listened on.
- */
-export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // No ETag on JSON answers: hashing every body (up to hundreds of KB for a page of 100) cost more
-  // than the conditional requests no API client sends. Static files keep theirs (express.static).
-  app.set('etag', false);
-  // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
-  app.set('trust proxy', deps.cfg.TRUST_PROXY);
-  app.listen = ((...args: Parameters<http.Server['listen']>) =>
-    withTimeouts(http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, requestListener(deps, app))).listen(...args)) as unknown as express.Express['listen'];
-
-  // Request id and one structured log line per request.
-  app.use((req, res, next) => {
+/** Request id (`x-request-id`, the client's when well-formed) and one structured log line per request. */
+export function requestLog(deps: Pick<Deps, 'log'>): express.RequestHandler {
+  return (req, res, next) => {
     const incoming = req.get('x-request-id');
     req.id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', req.id);
@@ -137,20 +123,18 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
       );
     });
     next();
-  });
+  };
+}
 
-  // Prometheus: request rate, latency and errors by route template; GET /metrics (kit/metrics.ts).
-  mountMetrics(app, deps);
-
-  // Browsers on other sites may call the public checkout and customer-portal routes, nothing else.
-  app.use(publicCors());
-
-  // A fresh EntityManager for every request, forked when the request first uses one (a fork builds a
-  // unit of work, loaders and factories: reads that go straight to the pool never need it). The
-  // request context holds a fork of it, as `RequestContext.create(req.em, next)` would, also made on
-  // first use. The global EntityManager is forked as it was before any request context existed (not
-  // from this request's context, which would ask for this fork again).
-  app.use((req, _res, next) => {
+/**
+ * A fresh EntityManager for every request, forked when the request first uses one (a fork builds a
+ * unit of work, loaders and factories: reads that go straight to the pool never need it). The
+ * request context holds a fork of it, as `RequestContext.create(req.em, next)` would, also made on
+ * first use. The global EntityManager is forked as it was before any request context existed (not
+ * from this request's context, which would ask for this fork again).
+ */
+export function requestContext(deps: Pick<Deps, 'orm'>): express.RequestHandler {
+  return (req, _res, next) => {
     let em: EntityManager | undefined;
     const requestEm = () => (em ??= deps.orm.em.fork({ disableContextResolution: true }) as EntityManager);
     Object.defineProperty(req, 'em', { get: requestEm, set: (v: EntityManager) => void (em = v), configurable: true, enumerable: true });
@@ -164,24 +148,54 @@ export function createApp(deps: Deps, configure?: (app: express.Express) => void
       }) as unknown as SqlReader['execute'],
     };
     contextStorage.run(new RequestContext(new LazyContextForks(deps.orm.em.name, requestEm)), next);
-  });
+  };
+}
 
-  // Keep the raw bytes too: signed webhook bodies must be verified exactly as received.
-  // The event ingest route's body is read as it arrives (events/streamed.ts), through this parser when it must be.
-  app.use(
-    ingestBodyReader(
-      express.json({
-        limit: JSON_BODY_LIMIT,
-        verify: (req, _res, buf) => {
-          (req as unknown as { rawBody: Buffer }).rawBody = buf;
-          // Refused before JSON.parse: a deeply nested value would overflow validators and serializers.
-          if (jsonDepthExceeds(buf)) throw new JsonTooDeep();
-        },
-      }),
-      JSON_BODY_LIMIT,
-      Math.max(1, Math.floor(deps.cfg.DATABASE_POOL_MAX / 4)),
-    ),
+/**
+ * JSON bodies up to 1 MiB, keeping the raw bytes too: signed webhook bodies must be verified exactly as
+ * received. The event ingest route's body is read as it arrives (events/streamed.ts), through this
+ * parser when it must be.
+ */
+export function jsonBody(deps: Pick<Deps, 'cfg'>): express.RequestHandler {
+  return ingestBodyReader(
+    express.json({
+      limit: JSON_BODY_LIMIT,
+      verify: (req, _res, buf) => {
+        (req as unknown as { rawBody: Buffer }).rawBody = buf;
+        // Refused before JSON.parse: a deeply nested value would overflow validators and serializers.
+        if (jsonDepthExceeds(buf)) throw new JsonTooDeep();
+      },
+    }),
+    JSON_BODY_LIMIT,
+    Math.max(1, Math.floor(deps.cfg.DATABASE_POOL_MAX / 4)),
   );
+}
+
+/**
+ * `configure` adds routes before the not-found handler (used by tests). `app.listen` serves through
+ * `requestListener`, so the fast paths run wherever the application is listened on.
+ */
+export function createApp(deps: Deps, configure?: (app: express.Express) => void): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // No ETag on JSON answers: hashing every body (up to hundreds of KB for a page of 100) cost more
+  // than the conditional requests no API client sends. Static files keep theirs (express.static).
+  app.set('etag', false);
+  // Only a configured proxy may report the client's address (X-Forwarded-For); by default none.
+  app.set('trust proxy', deps.cfg.TRUST_PROXY);
+  app.listen = ((...args: Parameters<http.Server['listen']>) =>
+    withTimeouts(http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, requestListener(deps, app))).listen(...args)) as unknown as express.Express['listen'];
+
+  app.use(requestLog(deps));
+
+  // Prometheus: request rate, latency and errors by route template; GET /metrics (kit/metrics.ts).
+  mountMetrics(app, deps);
+
+  // Browsers on other sites may call the public checkout and customer-portal routes, nothing else.
+  app.use(publicCors());
+
+  app.use(requestContext(deps));
+  app.use(jsonBody(deps));
   app.use(passport.initialize());
 
   app.get('/healthz', async (_req, res) => {
