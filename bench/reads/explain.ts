@@ -7,7 +7,8 @@
  *
  * `--spliced`: the statement the API runs outside a transaction (for orders, subscriptions and products
  * lists: the page's count, ids and versions; the kept items are not built). `--split`: also the
- * statement with its `total_count` replaced by a constant and the count alone, timed without per-node
+ * statement with its `total_count` replaced by a constant and the count alone (a count of the matched
+ * rows, or for an unfiltered list the sum of its kept counts, `list_counts`), timed without per-node
  * timing (`timing off`: the clock reads per row would otherwise dominate a count of thousands of rows).
  * `--auto`: without forcing the generic plan (as the API's connections run), and how many executions
  * took the generic plan and how many were planned again.
@@ -87,11 +88,16 @@ try {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
     const literals = params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p).replace(/'/g, "''")}'`));
-    const COUNT = 'c as (select count(*) as t from m)';
+    // The total's CTE: a count of the matched rows, or the sum of an unfiltered list's kept counts.
+    const countAt = text.indexOf('c as (');
+    const countEnd = text.indexOf(')\n    select', countAt) + 1;
     const variants: [string, string][] = [['', text]];
-    if (SPLIT && text.includes(COUNT)) {
-      variants.push([' without the count', text.replace(COUNT, 'c as (select 0::bigint as t)')]);
-      variants.push([' the count alone', `${text.slice(0, text.indexOf(COUNT) + COUNT.length)} select c.t from c`]);
+    if (SPLIT && countAt >= 0 && countEnd > 0) {
+      const COUNT = text.slice(countAt, countEnd);
+      // The parameters only the count used stay referenced, so that the statement prepares with the same arguments.
+      const refs = [...COUNT.matchAll(/\$\d+/g)].map((m) => `${m[0]}::text is not null`);
+      variants.push([' without the count', text.replace(COUNT, `c as (select 0::bigint as t${refs.length ? ` where ${refs.join(' and ')}` : ''})`)]);
+      variants.push([' the count alone', `${text.slice(0, countEnd)} select c.t from c`]);
     }
     for (const [label, variant] of variants) {
       const stmt = `explain_${name}`;

@@ -254,5 +254,17 @@ describe('orders and subscriptions lists with kept embedded records', () => {
     expect((await orders()).filter((o) => o.subscription_id === ids.subscriptions[1]).map((o) => o.subscription.metadata)).toEqual([{ seat: 'psql' }]);
     await expectSpliced();
     await expectSpliced(second.url);
+    // Rows inserted and deleted by another process: every list's total_count follows (the unfiltered lists' kept counts).
+    const copy = (table: string) =>
+      `insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid(), 'checkout_id', null))).* from ${table} t where t.organization_id = '${s.organization.id}'`;
+    execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', `${copy('orders')}; ${copy('subscriptions')}`]);
+    expect(JSON.parse((await call(srv.url, '/v1/orders/?limit=1')).text).pagination.total_count).toBe(8);
+    await expectSpliced();
+    const seeded = (list: string[]) => `array[${list.map((id) => `'${id}'::uuid`).join(', ')}]`;
+    execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc',
+      `delete from orders where id <> all(${seeded(ids.orders)}); delete from subscriptions where id <> all(${seeded(ids.subscriptions)})`]);
+    expect(JSON.parse((await call(srv.url, '/v1/subscriptions/?limit=1')).text).pagination.total_count).toBe(2);
+    await expectSpliced();
+    await expectSpliced(second.url);
   });
 });

@@ -21,7 +21,7 @@
  * the way `json_agg` / `json_build_object` write them (`tests/reads/fragments.test.ts`).
  */
 import type { Pool } from 'pg';
-import { jsonOne, jsonPage, pageBounds, query, RawJson, type JsonOneQuery, type JsonPageQuery, type SqlReader } from './read-sql.ts';
+import { jsonOne, jsonPage, pageBounds, query, RawJson, sqlIn, type JsonOneQuery, type JsonPageQuery, type SqlReader } from './read-sql.ts';
 import type { Page } from './pagination.ts';
 
 /** How long a kept version is used at most. */
@@ -101,6 +101,21 @@ export interface SplicedPageQuery extends JsonPageQuery {
    * row its JSON is built from, so that any committed write to one of them changes it.
    */
   version: (idExpr: string) => string;
+  /**
+   * Set when `matched` is the kind's list without filters: the rows of exactly these organizations that
+   * the counter triggers count (`list_counts`, Migration20261127021500). The total is then the sum of
+   * the organizations' counter shards, read in the page's snapshot, instead of a count of every
+   * matched row.
+   */
+  counted?: { kind: 'orders' | 'subscriptions' | 'customers'; organizationIds: readonly string[] };
+}
+
+/** The page's total: the kept count of an unfiltered list, else a count of the matched rows (CTE `m`). */
+function totalSql(q: SplicedPageQuery, params: unknown[]): string {
+  if (!q.counted) return 'select count(*) as t from m';
+  params.push(q.counted.kind);
+  return `select coalesce(sum(lc.n), 0)::bigint as t from list_counts lc
+      where lc.kind = ? and ${sqlIn('lc.organization_id', q.counted.organizationIds, params)}`;
 }
 
 /**
@@ -112,14 +127,15 @@ export async function splicedPage(em: SqlReader, q: SplicedPageQuery, page: Page
   if (em.isInTransaction()) return jsonPage(em, q, page);
   const cache = await cacheOf(em);
   const bounds = pageBounds(page);
+  const countParams: unknown[] = [];
   const sql = `with m as not materialized (${q.matched}),
     pg as (select * from m order by ${q.orderBy} ${bounds.sql}),
-    c as (select count(*) as t from m)
+    c as (${totalSql(q, countParams)})
     select json_build_object('total_count', c.t, 'max_page', ceil(c.t / ?::numeric)::int)::text as pagination,
       m.id::text as id, ${q.version('m.id')} as v
     from c left join pg m on true
     order by ${q.orderBy}`;
-  const rows = await query<{ pagination: string; id: string | null; v: string }>(em, sql, [...q.params, ...bounds.params, page.limit]);
+  const rows = await query<{ pagination: string; id: string | null; v: string }>(em, sql, [...q.params, ...bounds.params, ...countParams, page.limit]);
   const items = rows[0]!.id === null ? [] : rows;
   const now = Date.now();
   const prefix = `${q.kind.name}:${q.kind.variant?.() ?? ''}:`;

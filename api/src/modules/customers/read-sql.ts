@@ -82,6 +82,7 @@ export function listCustomersJson(em: SqlReader, f: CustomerListFilters, sorting
       item,
       kind: customerFragment,
       version: customerVersionSql,
+      counted: where.length === 2 ? { kind: 'customers', organizationIds: f.organizationIds } : undefined,
     },
     page,
   );

@@ -146,6 +146,7 @@ export function listOrdersJson(em: SqlReader, organizationIds: string[], q: Orde
       text: withMediaUrls,
       kind: orderFragment,
       version: orderVersionSql,
+      counted: where.length === 1 ? { kind: 'orders', organizationIds } : undefined,
     },
     page,
   );

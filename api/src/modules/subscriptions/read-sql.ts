@@ -142,6 +142,7 @@ export function listSubscriptionsJson(em: SqlReader, f: SubscriptionListFilters,
       text: withMediaUrls,
       kind: subscriptionFragment,
       version: subscriptionVersionSql,
+      counted: where.length === 1 ? { kind: 'subscriptions', organizationIds: f.organizationIds } : undefined,
     },
     page,
   );
