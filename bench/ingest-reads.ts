@@ -5,8 +5,9 @@
  * CPU ms of the API process and of its PostgreSQL backends per request, statements per request, and
  * whether the answers equal the raw-event scan.
  *
- *   npx tsx bench/ingest-reads.ts --database <name of the kept database> [--runs 200] [--profile-api <dir>]
+ *   npx tsx bench/ingest-reads.ts --database <name of the kept database> [--runs 200] [--timezone UTC] [--profile-api <dir>]
  *
+ * `--timezone <zone>`: the metrics reads name their zone (`timezone=`; without it the API's default, UTC).
  * `--profile-api <dir>` writes the API process's V8 CPU profile (`--cpu-prof`) there when it exits.
  *
  * bench/ingest prints the kept database's name at the end. The database is left as it is (dropped by
@@ -31,6 +32,7 @@ const DATABASE = i >= 0 ? process.argv[i + 1] : undefined;
 if (!DATABASE) throw new Error('--database <name of a database kept by bench:ingest --keep>');
 const RUNS = arg('runs', 200);
 const PROFILE_DIR = process.argv.includes('--profile-api') ? process.argv[process.argv.indexOf('--profile-api') + 1] : undefined;
+const TIMEZONE = process.argv.includes('--timezone') ? process.argv[process.argv.indexOf('--timezone') + 1] : undefined;
 const DAY = 86_400_000;
 
 const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -138,7 +140,7 @@ async function main() {
   }
   await orm.close();
   if (orders) {
-    const metricsRange = `start_date=${new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10)}&end_date=${new Date().toISOString().slice(0, 10)}&interval=day`;
+    const metricsRange = `start_date=${new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10)}&end_date=${new Date().toISOString().slice(0, 10)}&interval=day${TIMEZONE ? `&timezone=${encodeURIComponent(TIMEZONE)}` : ''}`;
     console.log(`GET /v1/metrics/ (31 daily periods, 12 figures)`);
     await latency('one customer', `/v1/metrics/?${metricsRange}&customer_id=${customers[1]}`, RUNS);
     await latency('all customers', `/v1/metrics/?${metricsRange}`, Math.ceil(RUNS / 2));
