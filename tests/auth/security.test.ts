@@ -174,10 +174,19 @@ describe('rate limiting', () => {
         headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
         body: JSON.stringify({ email: uniqueEmail('rl'), password: PASSWORD }),
       });
+    // Each sign-in hashes a password: on a busy machine four of them can take longer than the window.
+    // The window is restarted before each attempt, so they all count as made within 10 s.
+    const withinWindow = async (server: TestServer) => {
+      await one.deps.orm.em
+        .fork()
+        .getConnection()
+        .execute(`update rate_limits set window_start = now() where key like ?`, [`${client}|%`]);
+      return attempt(server);
+    };
     expect((await attempt(one)).status).toBe(401);
-    expect((await attempt(two)).status).toBe(401);
-    expect((await attempt(one)).status).toBe(401);
-    const limited = await attempt(two);
+    expect((await withinWindow(two)).status).toBe(401);
+    expect((await withinWindow(one)).status).toBe(401);
+    const limited = await withinWindow(two);
     expect(limited.status).toBe(429);
     const retry = Number(limited.headers.get('x-retry-after'));
     expect(retry).toBeGreaterThanOrEqual(1);
