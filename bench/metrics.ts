@@ -121,6 +121,8 @@ async function main() {
     await db.query('select metrics_rebuild()');
     console.log(`metrics_rebuild(): ${secs(t)} (load ${load()})`);
     await db.query('set session_replication_role = origin');
+    // The lists' kept counts were skipped with the triggers too.
+    await db.query('select list_counts_rebuild()');
     await db.query('analyze');
     const sizes = (
       await db.query<Record<string, string>>(
