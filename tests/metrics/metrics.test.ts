@@ -237,6 +237,18 @@ describe('filters', () => {
         newSubscriptions: 1, newSubscriptionsRevenue: 12500, activeSubscriptions: 1, monthlyRecurringRevenue: 1042,
       }),
     ]);
+    // The same query for the other customer (the same statement, other values) answers for that customer.
+    const other = await get(a, { start: '2025-02-01', end: '2025-02-28', interval: 'month', customerId: ids.c1 });
+    expect(other.periods).toEqual([
+      period('2025-02-01T00:00:00Z', {
+        orders: 1, revenue: 2000, cumulativeRevenue: 2000, averageOrderValue: 2000,
+        renewedSubscriptions: 1, renewedSubscriptionsRevenue: 2000, activeSubscriptions: 1, monthlyRecurringRevenue: 2000,
+      }),
+    ]);
+    const days = await get(a, { start: '2025-02-09', end: '2025-02-10', interval: 'day', customerId: ids.c2 });
+    expect(days.periods.map((p) => p.revenue)).toEqual([0, 12500]);
+    const march = await get(a, { start: '2025-03-10', end: '2025-03-11', interval: 'day', customerId: ids.c2 });
+    expect(march.periods.map((p) => [p.revenue, p.cumulativeRevenue, p.activeSubscriptions])).toEqual([[0, 0, 0], [0, 0, 0]]);
   });
 
   it('organization_id: another organization is never included', async () => {

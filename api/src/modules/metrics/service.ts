@@ -111,13 +111,54 @@ export async function computeMetricsFromBuckets(em: EntityManager, q: MetricsQue
  */
 export async function metricsPeriodsJsonFromBuckets(em: EntityManager, q: MetricsQuery): Promise<string | null> {
   if ((q.customerIds?.length ?? 0) > 1) return null;
-  const params = new SqlParams();
-  const figures = METRIC_SLUGS.map((slug) => `'${slug}', x.${slug}::bigint`).join(', ');
-  const sql = `select coalesce(bool_and(x.aligned), false) as aligned,
-      json_agg(json_build_object('timestamp', ${isoSql('x.ts')}, ${figures}) order by x.ts)::text as body
-    from (${bucketsSql(q, params)}) x`;
-  const rows = await preparedRows<{ aligned: boolean; body: string | null }>(em, sql, params.values, { generic: true });
+  const { text, values } = periodsJsonStatement(q);
+  const rows = await preparedRows<{ aligned: boolean; body: string | null }>(em, text, values, { generic: true });
   return rows[0]?.aligned && rows[0].body !== null ? rows[0].body : null;
+}
+
+/**
+ * The statement's text for one shape: `bucketsSql`'s text varies with the interval and with which of
+ * product and customer are given, never with values. It is built once per shape over stand-ins for
+ * the values (`slots`); each request only puts its own values where the stand-ins were bound. Reusing
+ * the same string also makes `preparedRows`' lookup of the statement's name a hash already computed.
+ */
+const jsonStatements = new Map<string, { text: string; slots: ((q: MetricsQuery) => unknown)[] }>();
+
+function periodsJsonStatement(q: MetricsQuery): { text: string; values: unknown[] } {
+  const product = Boolean(q.productIds?.length);
+  const customer = Boolean(q.customerIds?.length);
+  const key = `${q.interval}|${product}|${customer}`;
+  let statement = jsonStatements.get(key);
+  if (!statement) {
+    const stand = new Map<unknown, (q: MetricsQuery) => unknown>();
+    const standIn = (read: (q: MetricsQuery) => unknown) => {
+      const marker = { standIn: stand.size };
+      stand.set(marker, read);
+      return marker as never;
+    };
+    const template: MetricsQuery = {
+      interval: q.interval,
+      startDate: standIn((x) => x.startDate),
+      endDate: standIn((x) => x.endDate),
+      timezone: standIn((x) => x.timezone),
+      organizationIds: standIn((x) => x.organizationIds),
+      productIds: product ? [standIn((x) => x.productIds![0])] : undefined,
+      customerIds: customer ? [standIn((x) => x.customerIds![0])] : undefined,
+    };
+    const params = new SqlParams();
+    const figures = METRIC_SLUGS.map((slug) => `'${slug}', x.${slug}::bigint`).join(', ');
+    const text = `select coalesce(bool_and(x.aligned), false) as aligned,
+      json_agg(json_build_object('timestamp', ${isoSql('x.ts')}, ${figures}) order by x.ts)::text as body
+    from (${bucketsSql(template, params)}) x`;
+    const slots = params.values.map((v) => {
+      const read = stand.get(v);
+      if (!read) throw new Error('metrics statement: a bound value is not one of the query\'s values');
+      return read;
+    });
+    statement = { text, slots };
+    jsonStatements.set(key, statement);
+  }
+  return { text: statement.text, values: statement.slots.map((read) => read(q)) };
 }
 
 function toPeriod(row: Record<string, unknown>): MetricsPeriod {
