@@ -9,6 +9,8 @@
  *
  * `--timezone <zone>`: the metrics reads name their zone (`timezone=`; without it the API's default, UTC).
  * `--profile-api <dir>` writes the API process's V8 CPU profile (`--cpu-prof`) there when it exits.
+ * `--api-node-flags '<flags>'` passes Node flags to the API process (e.g. `--trace-gc`: its lines print
+ * between the reads' figures, so the collections during one read's runs can be counted).
  *
  * bench/ingest prints the kept database's name at the end. The database is left as it is (dropped by
  * hand: `dropdb`); the API runs on it (migrations applied at start) through the statement-counting proxy.
@@ -32,6 +34,7 @@ const DATABASE = i >= 0 ? process.argv[i + 1] : undefined;
 if (!DATABASE) throw new Error('--database <name of a database kept by bench:ingest --keep>');
 const RUNS = arg('runs', 200);
 const PROFILE_DIR = process.argv.includes('--profile-api') ? process.argv[process.argv.indexOf('--profile-api') + 1] : undefined;
+const API_NODE_FLAGS = process.argv.includes('--api-node-flags') ? process.argv[process.argv.indexOf('--api-node-flags') + 1]!.split(/\s+/).filter(Boolean) : [];
 const TIMEZONE = process.argv.includes('--timezone') ? process.argv[process.argv.indexOf('--timezone') + 1] : undefined;
 const DAY = 86_400_000;
 
@@ -64,7 +67,7 @@ async function main() {
   proxied.port = String(await proxy.listen());
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), '--import', 'tsx', 'api/src/server.ts'], {
+  api = spawn(process.execPath, [...API_NODE_FLAGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), '--import', 'tsx', 'api/src/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: proxied.toString(), HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, SERVE_UI: 'false', LOG_LEVEL: 'warn', TEMPORAL_TASK_QUEUE: `bench-reads-${process.pid}`, API_RATE_LIMIT_PER_MINUTE: '1000000' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -102,6 +105,7 @@ async function main() {
 
   const latency = async (label: string, p: string, runs: number) => {
     for (let k = 0; k < 3; k++) await call(`${url}${p}`, { token });
+    if (API_NODE_FLAGS.length) console.log(`  ${label}: ${runs} runs from here`);
     const times: number[] = [];
     let last: unknown = null;
     const before = await backends();
@@ -117,6 +121,7 @@ async function main() {
     const pgCpu = (await backends()).reduce((s, x) => s + cpuMs(x) - (cpu0.get(x) ?? 0), 0) / runs;
     times.sort((a, b) => a - b);
     console.log(`  ${label.padEnd(14)} p50 ${ms(quantile(times, 0.5))}, p95 ${ms(quantile(times, 0.95))}, p99 ${ms(quantile(times, 0.99))} (${runs} runs; load average ${os.loadavg()[0]!.toFixed(2)})`);
+    console.log(`  ${''.padEnd(14)} slowest: ${times.slice(-4).map((x) => x.toFixed(1)).join(', ')} ms`);
     console.log(`  ${''.padEnd(14)} CPU per request: API ${ms(apiCpu)}, PostgreSQL ${ms(pgCpu)}; ${((proxy.statements - s0) / runs).toFixed(2)} statements per request`);
     return last;
   };
