@@ -1,4 +1,5 @@
 /** Small helpers the benchmarks share: numeric flags, a concurrency pool, and a Temporal namespace of their own. */
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type { Config } from '../api/src/config.ts';
 import { createRunNamespace, describeFootprint, footprint, runNamespaceName } from '../infra/src/temporal-housekeeping.ts';
@@ -45,5 +46,19 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
     srv.on('error', reject);
+  });
+}
+
+/** Resolves once the child's stdout or stderr has printed `text`; rejects, with its last output, if it exits first. */
+export function outputOf(proc: ChildProcess, text: string, name: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let out = '';
+    const on = (d: Buffer) => {
+      out = (out + d.toString()).slice(-5000);
+      if (out.includes(text)) resolve();
+    };
+    proc.stdout!.on('data', on);
+    proc.stderr!.on('data', on);
+    proc.once('exit', (code) => reject(new Error(`${name} exited (${code}): ${out}`)));
   });
 }

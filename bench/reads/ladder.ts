@@ -116,7 +116,7 @@ async function drive(): Promise<void> {
   const autocannon = (await import('autocannon')).default;
   const { loadConfig } = await import('../../api/src/config.ts');
   const { deleteNamespace } = await import('../../infra/src/temporal-housekeeping.ts');
-  const { arg, freePort, benchNamespace } = await import('../common.ts');
+  const { arg, freePort, benchNamespace, outputOf } = await import('../common.ts');
   const DURATION = arg('duration', 4);
   const CONNECTIONS = arg('connections', 10);
   const PASSES = arg('passes', 2);
@@ -152,16 +152,7 @@ async function drive(): Promise<void> {
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        const on = (d: Buffer) => {
-          out = (out + d.toString()).slice(-5000);
-          if (out.includes('ladder listening')) resolve();
-        };
-        proc.stdout!.on('data', on);
-        proc.stderr!.on('data', on);
-        proc.once('exit', (code) => reject(new Error(`rung ${rung} exited (${code}): ${out}`)));
-      });
+      await outputOf(proc, 'ladder listening', `rung ${rung}`);
       proc.stdout!.removeAllListeners('data');
       proc.stdout!.resume();
       proc.stderr!.removeAllListeners('data');

@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../../api/src/config.ts';
 import { deleteNamespace } from '../../infra/src/temporal-housekeeping.ts';
-import { arg, freePort, benchNamespace } from '../common.ts';
+import { arg, freePort, benchNamespace, outputOf } from '../common.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEPT_FILE = path.join(ROOT, '.ci/out/bench-reads-kept.json');
@@ -172,16 +172,7 @@ try {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const proc = child;
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const on = (d: Buffer) => {
-      out = (out + d.toString()).slice(-5000);
-      if (out.includes('api listening')) resolve();
-    };
-    proc.stdout!.on('data', on);
-    proc.stderr!.on('data', on);
-    proc.once('exit', (code) => reject(new Error(`api exited (${code}): ${out}`)));
-  });
+  await outputOf(proc, 'api listening', 'api');
   proc.stdout!.removeAllListeners('data');
   proc.stdout!.resume();
   const given = str('path');
