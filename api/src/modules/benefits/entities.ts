@@ -28,5 +28,13 @@ export const Benefit = defineEntity({
     properties: p.json<Record<string, unknown>>(),
     deletedAt: p.datetime().nullable(),
   },
+  indexes: [
+    {
+      // The seller's list of live benefits in its default order (newest first, then id).
+      name: 'benefits_organization_live_created_at_id_index',
+      expression:
+        'create index "benefits_organization_live_created_at_id_index" on "benefits" ("organization_id", "created_at" desc, "id") where "deleted_at" is null',
+    },
+  ],
 });
 export type Benefit = InferEntity<typeof Benefit>;

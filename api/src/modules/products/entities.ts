@@ -42,6 +42,13 @@ export const Product = defineEntity({
     medias: () => p.oneToMany(ProductMedia).mappedBy('product').orderBy({ order: 'asc' }),
     attachedCustomFields: () => p.oneToMany(ProductCustomField).mappedBy('product').orderBy({ order: 'asc' }),
   },
+  indexes: [
+    {
+      // The seller's list in its default order (newest first, then id): a page is read in index order.
+      name: 'products_organization_created_at_id_index',
+      expression: 'create index "products_organization_created_at_id_index" on "products" ("organization_id", "created_at" desc, "id")',
+    },
+  ],
 });
 export type Product = InferEntity<typeof Product>;
 

@@ -57,10 +57,10 @@ export const Subscription = defineEntity({
   },
   indexes: [
     {
-      // The seller's list in its default order (newest first, then id): a page is read in index order.
-      name: 'subscriptions_organization_created_at_id_index',
+      // The seller's list in its default order (latest started first, then id): a page is read in index order.
+      name: 'subscriptions_organization_started_at_id_index',
       expression:
-        'create index "subscriptions_organization_created_at_id_index" on "subscriptions" ("organization_id", "created_at" desc, "id")',
+        'create index "subscriptions_organization_started_at_id_index" on "subscriptions" ("organization_id", "started_at" desc, "id")',
     },
   ],
 });
