@@ -1,5 +1,5 @@
 /**
- * Orders, subscriptions and products lists and by-id reads, and customers lists, answer items' JSON kept by
+ * Orders, subscriptions, products and benefits lists and by-id reads, and customers lists, answer items' JSON kept by
  * version, the row versions of every row an item is built from (`kit/read-fragments.ts`). After every kind of write that changes an embedded
  * record (customer, product, price, subscription) or the item itself, from this server, a second API server on the same database, or another process
  * (psql), the list or record answered over HTTP must be byte for byte the body the full statement builds in a
@@ -23,13 +23,15 @@ import { productRoutes } from '../../api/src/modules/products/routes.ts';
 import { listProductsJson, productJson } from '../../api/src/modules/products/read-sql.ts';
 import { routes as customerRoutes } from '../../api/src/modules/customers/routes.ts';
 import { listCustomersJson } from '../../api/src/modules/customers/read-sql.ts';
+import { routes as benefitRoutes } from '../../api/src/modules/benefits/routes.ts';
+import { benefitJson, listBenefitsJson } from '../../api/src/modules/benefits/read-sql.ts';
 import type { EntityManager } from '../../api/src/kit/db.ts';
 
 let srv: TestServer;
 let second: TestServer;
 let s: Awaited<ReturnType<typeof seller>>;
-const SCOPES = ['products:read', 'products:write', 'customers:read', 'customers:write', 'orders:read', 'subscriptions:read', 'subscriptions:write'];
-const ids = { customers: [] as string[], products: [] as { id: string; prices: { id: string }[] }[], subscriptions: [] as string[], orders: [] as string[] };
+const SCOPES = ['benefits:read', 'benefits:write', 'products:read', 'products:write', 'customers:read', 'customers:write', 'orders:read', 'subscriptions:read', 'subscriptions:write'];
+const ids = { customers: [] as string[], products: [] as { id: string; prices: { id: string }[] }[], subscriptions: [] as string[], orders: [] as string[], benefits: [] as string[] };
 
 async function call(base: string, path: string, init: { method?: string; body?: unknown } = {}) {
   const res = await fetch(`${base}${path}`, {
@@ -51,6 +53,15 @@ async function seed() {
   const oneTime = await product({ name: 'Book', prices: [{ amount_type: 'fixed', price_amount: 1999, price_currency: 'EUR' }], metadata: { kind: 'book' } });
   const monthly = await product({ name: 'Monthly', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 900 }] });
   ids.products.push(oneTime, monthly);
+  for (const body of [
+    { type: 'custom', description: 'Priority support', properties: { note: 'Write to us ✓' } },
+    { type: 'license_keys', description: 'License', properties: { prefix: 'frg', limit_usage: 3 } },
+    { type: 'custom', description: 'Sticker', properties: { note: null } },
+  ]) {
+    const r = await call(srv.url, '/v1/benefits/', { method: 'POST', body });
+    expect(r.status, r.text).toBe(201);
+    ids.benefits.push((JSON.parse(r.text) as { id: string }).id);
+  }
   const em = srv.deps.orm.em.fork();
   const org = em.getReference(Organization, s.organization.id);
   const customer = (n: number, email: string, extra: Partial<Customer> = {}) =>
@@ -90,7 +101,15 @@ const listRoute = (list: RouteSpec[], path: string) => list.find((r) => r.method
 /** The full statement's body for the same list: the handler inside a transaction (never spliced). */
 async function fullBody(path: string, query: Record<string, unknown>): Promise<string> {
   const spec = listRoute(
-    path === '/v1/orders/' ? orderRoutes : path === '/v1/products/' ? productRoutes : path === '/v1/customers/' ? customerRoutes : subscriptionRoutes,
+    path === '/v1/orders/'
+      ? orderRoutes
+      : path === '/v1/products/'
+        ? productRoutes
+        : path === '/v1/customers/'
+          ? customerRoutes
+          : path === '/v1/benefits/'
+            ? (benefitRoutes as RouteSpec[])
+            : subscriptionRoutes,
     path,
   );
   const parsed = spec.query!.parse(query) as any;
@@ -103,7 +122,9 @@ async function fullBody(path: string, query: Record<string, unknown>): Promise<s
         ? listProductsJson(tx as EntityManager, { organizationIds: orgIds }, parsed.sorting, parsed)
         : path === '/v1/customers/'
           ? listCustomersJson(tx as EntityManager, { organizationIds: orgIds, metadata: [] }, parsed.sorting, parsed)
-          : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
+          : path === '/v1/benefits/'
+            ? listBenefitsJson(tx as EntityManager, { organizationIds: orgIds, types: parsed.type, query: parsed.query }, parsed.sorting, parsed)
+            : listSubscriptionsJson(tx as EntityManager, { organizationIds: orgIds, ...parsed }, parsed.sorting, parsed),
   );
   return out.text;
 }
@@ -115,11 +136,11 @@ const QUERIES: [string, Record<string, string | string[]>][] = [
   ['?limit=1&page=99', { limit: '1', page: '99' }],
 ];
 
-/** The full statement's body of one order or subscription (inside a transaction: never kept). */
-async function fullOne(kind: 'orders' | 'subscriptions' | 'products', id: string): Promise<string | null> {
+/** The full statement's body of one record (inside a transaction: never kept). */
+async function fullOne(kind: 'orders' | 'subscriptions' | 'products' | 'benefits', id: string): Promise<string | null> {
   const em = srv.deps.orm.em.fork() as EntityManager;
   const orgIds = [s.organization.id];
-  const read = kind === 'orders' ? orderJson : kind === 'products' ? productJson : subscriptionJson;
+  const read = kind === 'orders' ? orderJson : kind === 'products' ? productJson : kind === 'benefits' ? benefitJson : subscriptionJson;
   const out = await em.transactional((tx) => read(tx as EntityManager, orgIds, id));
   return out?.text ?? null;
 }
@@ -130,7 +151,7 @@ async function fullOne(kind: 'orders' | 'subscriptions' | 'products', id: string
  * second writes the kept text).
  */
 async function expectSpliced(base: string = srv.url) {
-  for (const kind of ['orders', 'subscriptions', 'products'] as const) {
+  for (const kind of ['orders', 'subscriptions', 'products', 'benefits'] as const) {
     for (const id of kind === 'products' ? ids.products.map((p) => p.id) : ids[kind]) {
       const full = await fullOne(kind, id);
       expect(full, `${kind} ${id}`).not.toBeNull();
@@ -142,10 +163,11 @@ async function expectSpliced(base: string = srv.url) {
     }
     expect((await call(base, `/v1/${kind}/${randomUUID()}`)).status).toBe(404);
   }
-  for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/', '/v1/customers/']) {
+  for (const path of ['/v1/orders/', '/v1/subscriptions/', '/v1/products/', '/v1/customers/', '/v1/benefits/']) {
     for (let [qs, query] of QUERIES) {
-      // Products and customers are not sorted by customer: by name.
+      // Products and customers are not sorted by customer: by name; benefits by description.
       if ((path === '/v1/products/' || path === '/v1/customers/') && query.sorting) [qs, query] = ['?sorting=-name', { sorting: ['-name'] }];
+      if (path === '/v1/benefits/' && query.sorting) [qs, query] = ['?sorting=-description', { sorting: ['-description'] }];
       const full = await fullBody(path, query);
       for (let n = 0; n < 2; n++) {
         const r = await call(base, `${path}${qs}`);
@@ -234,6 +256,29 @@ describe('orders and subscriptions lists with kept embedded records', () => {
     psql(`update product_prices set modified_at = '2031-01-02T03:04:05.678Z' where id = '${order.product_price_id}'`);
     const repriced = (await orders()).filter((o) => o.product_price_id === order.product_price_id);
     expect(repriced.map((o) => o.product_price.modified_at)).toEqual(repriced.map(() => '2031-01-02T03:04:05.678Z'));
+    await expectSpliced();
+    await expectSpliced(second.url);
+  });
+
+  it('show a benefit updated through the API, by another process and deleted at once, byte for byte', async () => {
+    await expectSpliced();
+    await expectSpliced(second.url);
+    const benefits = async (base = srv.url) => (JSON.parse((await call(base, '/v1/benefits/?limit=100')).text) as { items: any[] }).items;
+    const [support, license, sticker] = ids.benefits as [string, string, string];
+    const r = await call(second.url, `/v1/benefits/${support}`, { method: 'PATCH', body: { type: 'custom', description: 'Priority support, 24 h' } });
+    expect(r.status, r.text).toBe(200);
+    expect((await benefits()).filter((b) => b.id === support).map((b) => b.description)).toEqual(['Priority support, 24 h']);
+    expect(JSON.parse((await call(srv.url, `/v1/benefits/${support}`)).text).description).toBe('Priority support, 24 h');
+    await expectSpliced();
+    execFileSync('psql', [srv.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', `update benefits set properties = properties || '{"limit_usage": 9}' where id = '${license}'`]);
+    expect((await benefits(second.url)).filter((b) => b.id === license).map((b) => b.properties.limit_usage)).toEqual([9]);
+    expect(JSON.parse((await call(srv.url, `/v1/benefits/${license}`)).text).properties.limit_usage).toBe(9);
+    await expectSpliced();
+    await expectSpliced(second.url);
+    expect((await call(srv.url, `/v1/benefits/${sticker}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await benefits(second.url)).map((b) => b.id)).not.toContain(sticker);
+    expect((await call(second.url, `/v1/benefits/${sticker}`)).status).toBe(404);
+    ids.benefits.pop();
     await expectSpliced();
     await expectSpliced(second.url);
   });

@@ -5,7 +5,8 @@
  */
 import { containsPattern } from '../../kit/db.ts';
 import type { Page } from '../../kit/pagination.ts';
-import { isoSql, jsonOne, jsonPage, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { isoSql, sqlIn, type RawJson, type SqlReader } from '../../kit/read-sql.ts';
+import { splicedOne, splicedPage, type FragmentKind } from '../../kit/read-fragments.ts';
 import type { BenefitType } from './entities.ts';
 
 /** `stored.x ?? null` of a jsonb column: JSON null when the key is missing. */
@@ -57,11 +58,19 @@ export function benefitByIdJsonSql(idExpr: string): string {
   return `(select ${benefitJsonSql('bj')} from benefits bj where bj.id = ${idExpr})`;
 }
 
+/** A benefit's JSON kept by its row version: it is built from its own row only. */
+const benefitFragment: FragmentKind = {
+  name: 'benefit',
+  build: () => `select b.id::text as id, b.xmin::text as v, ${benefitJsonSql('b')}::text as j from benefits b where b.id = any(?::uuid[])`,
+};
+const benefitVersionSql = (idExpr: string) => `(select b.xmin::text from benefits b where b.id = ${idExpr})`;
+
 const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', description: 'description' };
 
 /**
- * `GET /v1/benefits/` in one statement: live benefits of `organizationIds`, optionally of the given
- * types and with `query` in the description, sorted by `sorting` then id, as the list body's JSON text.
+ * `GET /v1/benefits/`: live benefits of `organizationIds`, optionally of the given types and with
+ * `query` in the description, sorted by `sorting` then id, as the list body's JSON text, its items
+ * kept by version (`splicedPage`).
  */
 export function listBenefitsJson(
   em: SqlReader,
@@ -77,13 +86,15 @@ export function listBenefitsJson(
     params.push(containsPattern(f.query));
   }
   const sort = sorting.map((s) => ({ column: SORT_COLUMNS[s.replace(/^-/, '')]!, dir: s.startsWith('-') ? 'desc' : 'asc' }));
-  return jsonPage(
+  return splicedPage(
     em,
     {
       matched: `select b.id, b.created_at, b.description from benefits b where ${where.join(' and ')}`,
       params,
       orderBy: [...sort.map((c) => `m.${c.column} ${c.dir}`), 'm.id asc'].join(', '),
       item: benefitByIdJsonSql,
+      kind: benefitFragment,
+      version: benefitVersionSql,
     },
     page,
   );
@@ -92,10 +103,13 @@ export function listBenefitsJson(
 /** `GET /v1/benefits/:id`: the live benefit's JSON text if it belongs to one of `organizationIds`, else null (404). */
 export function benefitJson(em: SqlReader, organizationIds: string[], id: string): Promise<RawJson | null> {
   const params: unknown[] = [id];
-  return jsonOne(em, {
+  return splicedOne(em, {
     table: 'benefits',
     where: `x.id = ? and x.deleted_at is null and ${sqlIn('x.organization_id', organizationIds, params)}`,
     params,
     item: (idExpr) => `(select ${benefitJsonSql('b')} from benefits b where b.id = ${idExpr})`,
+    kind: benefitFragment,
+    version: benefitVersionSql,
+    rowVersion: (x) => `${x}.xmin::text`,
   });
 }
