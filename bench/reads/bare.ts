@@ -3,8 +3,10 @@
  * NODE_ENV=production): `/bare`, a bare Express handler answering a small JSON document, and
  * `/bare-pg`, the same handler after one named prepared statement (`select 1`) on a `pg` pool of the
  * API's size (DATABASE_URL, DATABASE_POOL_MAX): the ceiling of any read that goes to PostgreSQL once;
- * and `/bare-bytes/:n`, the bare handler answering a JSON document of exactly `n` bytes from memory: the
- * ceiling of a read whose body is that large (its bytes cross the loopback to the load generator).
+ * `/bare-bytes/:n`, the bare handler answering a JSON document of exactly `n` bytes from memory: the
+ * ceiling of a read whose body is that large (its bytes cross the loopback to the load generator); and
+ * `/bare-pg-bytes/:n`, the same after the prepared `select 1`: the ceiling of any read that goes to
+ * PostgreSQL once and answers that many bytes, whatever it keeps in memory.
  */
 import express from 'express';
 import pg from 'pg';
@@ -16,15 +18,23 @@ app.get('/bare', (_req, res) => {
   res.json(doc);
 });
 const bodies = new Map<number, string>();
-app.get('/bare-bytes/:n', (req, res) => {
-  const n = Math.max(22, Math.min(Number(req.params.n) || 0, 4_000_000));
+const bodyOf = (param: unknown): string => {
+  const n = Math.max(22, Math.min(Number(param) || 0, 4_000_000));
   let body = bodies.get(n);
   if (body === undefined) bodies.set(n, (body = `{"items":[{"pad":"${'x'.repeat(n - 22)}"}]}`));
-  res.type('application/json').send(body);
+  return body;
+};
+app.get('/bare-bytes/:n', (req, res) => {
+  res.type('application/json').send(bodyOf(req.params.n));
 });
 const pool = process.env.DATABASE_URL
   ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) })
   : null;
+app.get('/bare-pg-bytes/:n', (req, res, next) => {
+  if (!pool) return void res.status(404).json({ error: 'no DATABASE_URL' });
+  const body = bodyOf(req.params.n);
+  pool.query({ name: 'bare_select_1', text: 'select 1 as one' }).then(() => void res.type('application/json').send(body), next);
+});
 app.get('/bare-pg', (_req, res, next) => {
   if (!pool) return void res.status(404).json({ error: 'no DATABASE_URL' });
   pool.query({ name: 'bare_select_1', text: 'select 1 as one' }).then(

@@ -68,12 +68,13 @@ async function capture(run: (em: EntityManager) => Promise<unknown>): Promise<{ 
 useMediaStorage({ publicUrl: (key: string) => `http://127.0.0.1:8333/public/${key}` });
 const org = [kept.organizationId];
 const page = { page: 1, limit: LIMIT };
+// Each list's default sorting (its route's `sortingQuery` default), as the bench's requests ask.
 const sorting = ['-created_at'];
 const reads: [string, (em: EntityManager) => Promise<unknown>][] = [
   ['products', (em) => listProductsJson(em, { organizationIds: org }, sorting, page)],
   ['customers', (em) => listCustomersJson(em, { organizationIds: org, metadata: [] }, sorting, page)],
   ['orders', (em) => listOrdersJson(em, org, { ...page, sorting }, page)],
-  ['subscriptions', (em) => listSubscriptionsJson(em, { organizationIds: org }, sorting, page)],
+  ['subscriptions', (em) => listSubscriptionsJson(em, { organizationIds: org }, ['-started_at'], page)],
   ['benefits', (em) => listBenefitsJson(em, { organizationIds: org }, sorting, page)],
 ];
 

@@ -389,6 +389,10 @@ async function throughput(base: string, bareUrl: string, token: string, list: Ta
         const same = await cannon(`${bareUrl}/bare-bytes/${bytes}`, c, null);
         row(`  bare, ${Math.round(bytes / 1000)} KB body`, c, same, bare.rps, barePg.rps);
         console.log(`${''.padEnd(28)}       ${(r.rps / same.rps).toFixed(2).padStart(8)} × bare with the same body size`);
+        // And after one prepared select 1: what any read that goes to PostgreSQL once and answers these bytes allows.
+        await cannon(`${bareUrl}/bare-pg-bytes/${bytes}`, c, null, 1);
+        const samePg = await cannon(`${bareUrl}/bare-pg-bytes/${bytes}`, c, null);
+        row(`  bare + select 1, ${Math.round(bytes / 1000)} KB`, c, samePg, bare.rps, barePg.rps);
       }
     }
   }
