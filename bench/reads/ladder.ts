@@ -1,7 +1,7 @@
 /**
  * Benchmark tool (not a test): the API's fixed cost per request, layer by layer, in one run.
  *
- *   npx tsx bench/reads/ladder.ts [--duration 4] [--connections 10] [--passes 2] [--rungs 0,1,5,11]
+ *   npx tsx bench/reads/ladder.ts [--duration 4] [--connections 10] [--passes 2] [--rungs 0,1,5,11] [--bytes 66384]
  *
  * Each rung is its own process (NODE_ENV=production, LOG_LEVEL=info to a pipe, rate limits on, as
  * bench/reads/run.ts starts the API) answering the same tiny JSON at `GET /v1/ladder/`: rung 0 is bare
@@ -9,7 +9,10 @@
  * mounts them (the same functions, not copies), and the last two are the real `createApp` with that
  * route added by its `configure` hook (behind the router mount, helmet-free page headers, the CSRF
  * check), served through Express alone and then through `requestListener` (the fast paths) as the API
- * serves it. Rungs are started together and measured alternately, `--passes` times each; for every
+ * serves it. Rung 12 is that served app whose route also runs one prepared `select 1` through the
+ * API's pool (`kit/read-sql.ts` `query`) and answers `--bytes` bytes of JSON kept in memory through
+ * `sendRawJson`, as a read of kept items does: the ceiling of any read of that size that goes to
+ * PostgreSQL once, through every layer a read passes. Rungs are started together and measured alternately, `--passes` times each; for every
  * rung: req/s and p99 at `--connections`, the rung process's CPU ms per request (/proc), and, from
  * one request: the number of response headers, their bytes, the body's bytes, and the socket writes
  * per response (counted inside the rung process).
@@ -42,6 +45,7 @@ const RUNGS = [
   '+ idempotency',
   'createApp (router mount, CSRF check, …)',
   'createApp + requestListener (as served)',
+  'as served + one prepared select 1 + a body of --bytes',
 ] as const;
 
 const DOC = { items: [{ id: '00000000-0000-4000-8000-000000000000', name: 'ladder' }], pagination: { total_count: 1, max_page: 1 } };
@@ -72,10 +76,18 @@ async function serve(rung: number): Promise<void> {
     responses++;
     res.json(DOC);
   };
+  const { query, RawJson, sendRawJson } = await import('../../api/src/kit/read-sql.ts');
+  const text = JSON.stringify(DOC);
+  const bytes = Math.max(text.length, Number(process.env.LADDER_BYTES) || 0);
+  const body = Buffer.from(bytes > text.length ? `{"items":[{"pad":"${'x'.repeat(bytes - 22)}"}]}` : text);
+  const answerPg = (req: import('express').Request, res: import('express').Response, next: (err: unknown) => void) => {
+    responses++;
+    query(deps.orm.em, 'select 1 as one', []).then(() => sendRawJson(req, res, 200, new RawJson([body])), next);
+  };
   let listener: http.RequestListener;
   if (rung >= 10) {
-    const app = appModule.createApp(deps, (a) => a.get('/v1/ladder/', answer));
-    listener = rung === 11 ? appModule.requestListener(deps, app) : (app as unknown as http.RequestListener);
+    const app = appModule.createApp(deps, (a) => a.get('/v1/ladder/', rung === 12 ? answerPg : answer));
+    listener = rung >= 11 ? appModule.requestListener(deps, app) : (app as unknown as http.RequestListener);
   } else {
     const app = express();
     app.disable('x-powered-by');
@@ -137,6 +149,7 @@ async function drive(): Promise<void> {
         env: {
           ...process.env,
           LADDER_RUNG: String(rung),
+          LADDER_BYTES: String(arg('bytes', 0)),
           NODE_ENV: 'production',
           SECRET: randomBytes(32).toString('hex'),
           LOG_LEVEL: 'info',
