@@ -3,7 +3,7 @@
  * over a large table. Prints the machine, the figures and the in-run reference; asserts nothing.
  *
  *   npm run bench:ingest -- [--events 10000000] [--sample 200000] [--batch 1000] [--customers 100]
- *                           [--orders 1000000] [--runs 200] [--keep] [--profile-api <dir>] [--only ingest] [--skip-ingest]
+ *                           [--orders 1000000] [--runs 1000] [--keep] [--profile-api <dir>] [--only ingest] [--skip-ingest]
  *
  * `--keep` leaves the database (its name is printed at the end); `npx tsx bench/ingest-reads.ts
  * --database <name>` reruns the quantities and metrics reads on it against the current code.
@@ -29,11 +29,12 @@
  * 2. Bulk to `--events`: the remaining rows (same generator, in SQL: INSERT … SELECT generate_series,
  *    much faster than sending them), then the meter's rollups rebuilt from all raw events by a
  *    filter change (PATCH; the rebuild uses the per-event rollup SELECT the ingest statement uses).
- * 3. GET /v1/meters/{id}/quantities, 30 daily buckets, one customer and all customers:
- *    p50/p95/p99, CPU ms and statements per request; answers compared with the raw-event scan
- *    (`rawMeterQuantities`, run in this process).
- * 4. GET /v1/metrics/ over `--orders` paid orders and a tenth as many subscriptions (seeded in
- *    SQL), 30 daily periods, one customer and all customers: the same figures.
+ * 3. `--orders` paid orders and a tenth as many subscriptions seeded in SQL for the metrics.
+ * 4. The reads, by bench/ingest-reads.ts on this database (this run's API stopped first): GET
+ *    /v1/meters/{id}/quantities, 30 daily buckets, and GET /v1/metrics/, 31 daily periods, one
+ *    customer and all customers: p50/p95/p99 over `--runs` sequential requests on an API started the
+ *    production way straight to PostgreSQL after a warm-up, CPU ms and statements per request;
+ *    quantities compared with the raw-event scan.
  */
 import { seedMetricsRows } from './metrics-seed.ts';
 import { randomUUID } from 'node:crypto';
@@ -44,10 +45,6 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../api/src/config.ts';
 import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
-import { initOrm } from '../api/src/kit/db.ts';
-import { allEntities } from '../api/src/modules/entities.ts';
-import { Meter } from '../api/src/modules/meters/entities.ts';
-import { rawMeterQuantities } from '../api/src/modules/meters/service.ts';
 import { arg, freePort } from './common.ts';
 import { CountingProxy, cpuMs, processTree, sumCpuMs } from './ingest-measure.ts';
 import { IngestTimeline } from './ingest-timeline.ts';
@@ -69,7 +66,9 @@ const SAMPLE = Math.min(N, bigArg('sample', 200_000));
 const BATCH = arg('batch', 1000);
 const CUSTOMERS = arg('customers', 100);
 const ORDERS = bigArg('orders', 1_000_000);
-const RUNS = arg('runs', 200);
+/** `--runs`: sequential requests per read (bench/ingest-reads.ts's default when not given). */
+const RUNS = arg('runs', 1000);
+const RUNS_GIVEN = process.argv.some((a) => a === '--runs' || a.startsWith('--runs='));
 const KEEP = process.argv.includes('--keep');
 /** `--skip-ingest`: phase 1 without its API runs (the COPY reference only), then phases 2–4 (quantities and metrics). */
 const SKIP_INGEST = process.argv.includes('--skip-ingest');
@@ -478,52 +477,7 @@ async function main() {
     `rollups rebuilt from ${fmt(total)} raw events in ${((performance.now() - patchStarted) / 1000).toFixed(1)} s (meter filter changed, PATCH round trip): ${fmt(rollupRows)} rollup rows\n`,
   );
 
-  // 3. Quantities.
-  const rangeStart = new Date(Date.now() - 30 * DAY);
-  const rangeEnd = new Date();
-  const range = `start_timestamp=${rangeStart.toISOString()}&end_timestamp=${rangeEnd.toISOString()}&interval=day`;
-  const latency = async (label: string, path: string, runs: number) => {
-    for (let i = 0; i < 3; i++) await http(`${url}${path}`, { token });
-    const times: number[] = [];
-    let last: unknown = null;
-    const m = await measure(runs, async () => {
-      for (let i = 0; i < runs; i++) {
-        const t = performance.now();
-        last = (await http(`${url}${path}`, { token })).body;
-        times.push(performance.now() - t);
-      }
-    });
-    times.sort((a, b) => a - b);
-    console.log(
-      `  ${label.padEnd(14)} p50 ${ms(quantile(times, 0.5))}, p95 ${ms(quantile(times, 0.95))}, p99 ${ms(quantile(times, 0.99))} (${runs} runs; load average ${os.loadavg()[0]!.toFixed(2)})`,
-    );
-    console.log(`  ${''.padEnd(14)} ${m.text}`);
-    return last;
-  };
-  console.log(`GET /v1/meters/{id}/quantities over ${fmt(total)} events (30 daily buckets; sum over name = api.call and cached = false)`);
-  // customers[1]: customer k gets events i ≡ k (mod customers); k = 1 has api.call events with cached = false (k = 0 has none: an empty answer).
-  const oneCustomer = (await latency('one customer', `/v1/meters/${meter.id}/quantities?${range}&customer_id=${customers[1]}`, RUNS)) as {
-    quantities: unknown[];
-  };
-  const allCustomers = (await latency('all customers', `/v1/meters/${meter.id}/quantities?${range}`, Math.ceil(RUNS / 2))) as {
-    quantities: unknown[];
-  };
-  const orm = await initOrm({ DATABASE_URL: dbUrl, DATABASE_POOL_MAX: 2 } as never, allEntities);
-  const compared: [string, { quantities: unknown[] }, { customerIds?: string[] }][] = [
-    ['one customer', oneCustomer, { customerIds: [customers[1]!] }],
-    ['all customers', allCustomers, {}],
-  ];
-  for (const [label, answer, filters] of compared) {
-    const em = orm.em.fork();
-    const m = await em.findOneOrFail(Meter, meter.id);
-    const t = performance.now();
-    const reference = await rawMeterQuantities(em, m, { start: rangeStart, end: rangeEnd, interval: 'day', ...filters });
-    const same = JSON.stringify(reference) === JSON.stringify(answer.quantities);
-    console.log(`  ${label.padEnd(14)} raw-event scan (SQL only, 1 run): ${ms(performance.now() - t)}; answers ${same ? 'identical' : 'DIFFER'}`);
-  }
-  await orm.close();
-
-  // 4. Metrics over seeded orders and subscriptions.
+  // 3. Metrics data: orders and subscriptions seeded in SQL.
   const { body: product } = await http(`${url}/v1/products/`, {
     method: 'POST',
     token,
@@ -539,14 +493,20 @@ async function main() {
   // The lists' kept counts were skipped with the triggers too.
   await db.query('select list_counts_rebuild()');
   await db.query('analyze orders; analyze subscriptions; analyze metrics_order_buckets; analyze metrics_subscription_buckets; analyze metrics_customer_order_buckets; analyze metrics_customer_subscription_buckets');
-  console.log(`\nmetrics data: ${fmt(ORDERS)} orders and ${fmt(subs)} subscriptions seeded in SQL in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
-  const endDate = new Date().toISOString().slice(0, 10);
-  const startDate = new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10);
-  const metricsRange = `start_date=${startDate}&end_date=${endDate}&interval=day`;
-  console.log(`GET /v1/metrics/ (31 daily periods, 12 figures)`);
-  // customers[1]: the seed leaves every order of customers[0] pending (an empty answer).
-  await latency('one customer', `/v1/metrics/?${metricsRange}&customer_id=${customers[1]}`, RUNS);
-  await latency('all customers', `/v1/metrics/?${metricsRange}`, Math.ceil(RUNS / 2));
+  console.log(`metrics data: ${fmt(ORDERS)} orders and ${fmt(subs)} subscriptions seeded in SQL in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s\n`);
+
+  // 4. The quantities and metrics reads, measured as bench/ingest-reads.ts measures them (an API
+  // started the production way, straight to PostgreSQL, warmed up; answers compared with the
+  // raw-event scan). This run's API, behind the proxy, is stopped first.
+  api!.kill('SIGTERM');
+  await new Promise((r) => api!.once('exit', r));
+  const reads = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/ingest-reads.ts', '--database', benchDbUrl.pathname.slice(1), ...(RUNS_GIVEN ? ['--runs', String(RUNS)] : []), ...(PROFILE_DIR ? ['--profile-api', PROFILE_DIR] : [])],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  const code = await new Promise<number | null>((r) => reads.once('exit', r));
+  if (code !== 0) throw new Error(`bench/ingest-reads.ts exited with ${code}`);
 
   console.log(`\nwhole run: ${((Date.now() - startedAt) / 60_000).toFixed(1)} min; load average at the end: ${load()}`);
 }
