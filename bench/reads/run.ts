@@ -311,7 +311,7 @@ async function backendCpuMs(databaseUrl: string): Promise<number | null> {
 
 /**
  * API CPU ms, PostgreSQL CPU ms and SQL statements per request, over `n` sequential requests
- * (load-insensitive). The requests ask for no compression (the API compresses no `/v1` response; the
+ * (load-insensitive) after a warm-up. The requests ask for no compression (the API compresses no `/v1` response; the
  * column shows what the response carried).
  */
 async function perRequest(base: string, token: string, list: Target[], apiPid: number, counter: StatementCounter | null, n: number, databaseUrl: string) {
@@ -320,6 +320,9 @@ async function perRequest(base: string, token: string, list: Target[], apiPid: n
     `${'read'.padEnd(28)} ${'API CPU ms'.padStart(10)} ${'PG CPU ms'.padStart(9)} ${'statements'.padStart(10)} ${'(begin/commit)'.padStart(14)} ${'bytes'.padStart(8)} ${'encoding'.padStart(8)}`,
   );
   for (const t of list) {
+    // 2 s of requests first: a fresh API compiles each read's path during its first thousands of
+    // requests (V8's compiler threads count in the API's CPU), which is not what a read costs.
+    await cannon(`${base}${t.path}`, 2, token, 2);
     for (let i = 0; i < 20; i++) await api(base, token, 'GET', t.path);
     const p0 = await backendCpuMs(databaseUrl);
     const c0 = cpuMs(apiPid);
