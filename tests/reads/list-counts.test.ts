@@ -133,3 +133,61 @@ describe('list counts kept beside the rows', () => {
     expect(Number(psql(`select count(*) from orders where organization_id = '${org}'`))).toBeGreaterThan(10);
   }, 180_000);
 });
+
+describe('list counts under concurrent transactions', () => {
+  /** Two open transactions on the same counter shard (their transaction ids equal modulo 16). */
+  async function sameShardPair() {
+    const { Client } = (await import('pg')).default;
+    const c1 = new Client({ connectionString: srv.databaseUrl });
+    const c2 = new Client({ connectionString: srv.databaseUrl });
+    await c1.connect();
+    await c2.connect();
+    await c1.query('begin');
+    const x1 = BigInt((await c1.query('select pg_current_xact_id()::text as x')).rows[0].x);
+    for (let tries = 0; ; tries++) {
+      expect(tries).toBeLessThan(200);
+      await c2.query('begin');
+      const x2 = BigInt((await c2.query('select pg_current_xact_id()::text as x')).rows[0].x);
+      if (x2 % 16n === x1 % 16n) break;
+      await c2.query('rollback');
+    }
+    return [c1, c2] as const;
+  }
+
+  it('two transactions of one organization writing two lists in opposite orders both commit, and the counts hold', async () => {
+    const org = a.organization.id;
+    const customer = `insert into customers ${copies('customers', `id = (select id from customers where organization_id = '${org}' and deleted_at is null limit 1)`, `'email', gen_random_uuid() || '@example.com', 'external_id', null`)}`;
+    const order = `insert into orders ${copies('orders', `id = (select id from orders where organization_id = '${org}' limit 1)`, `'checkout_id', null`)}`;
+    const [c1, c2] = await sameShardPair();
+    try {
+      await c1.query(customer);
+      await c2.query(order);
+      // Each now writes the list the other wrote: with a lock held on one counter row until commit and
+      // waited for by the other, PostgreSQL ends one of them as a deadlock.
+      const settled = await Promise.allSettled([c1.query(order), c2.query(customer)]);
+      expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok'))).toEqual(['ok', 'ok']);
+      await Promise.all([c1.query('commit'), c2.query('commit')]);
+    } finally {
+      await Promise.allSettled([c1.end(), c2.end()]);
+    }
+    await expectCounts(a);
+  }, 60_000);
+
+  it('many concurrent single-row writes of one organization keep the counts, and the counter rows stay few', async () => {
+    const org = a.organization.id;
+    await Promise.all(Array.from({ length: 24 }, (_, n) =>
+      psqlAsync(`begin; insert into orders ${copies('orders', `id = (select id from orders where organization_id = '${org}' limit 1)`, `'checkout_id', null`)}; select pg_sleep(0.${n % 3}); commit;`)));
+    await expectCounts(a);
+    expect(Number(psql(`select count(*) from list_counts where organization_id = '${org}' and kind = 'orders'`))).toBeLessThanOrEqual(40);
+  }, 60_000);
+
+  it('an organization deleted leaves no counter rows behind', async () => {
+    const s = await confirmSeller(srv);
+    const r = await call(srv.url, s.token, 'POST', '/v1/customers/', { email: 'gone@example.com' });
+    expect(r.status).toBe(201);
+    expect(Number(psql(`select count(*) from list_counts where organization_id = '${s.organization.id}'`))).toBeGreaterThan(0);
+    psql(`delete from organizations where id = '${s.organization.id}'`);
+    expect(psql(`select count(*) from list_counts where organization_id = '${s.organization.id}'`)).toBe('0');
+    await expectCounts(a);
+  }, 60_000);
+});
