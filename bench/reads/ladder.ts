@@ -12,7 +12,8 @@
  * serves it. Rung 12 is that served app whose route also runs one prepared `select 1` through the
  * API's pool (`kit/read-sql.ts` `query`) and answers `--bytes` bytes of JSON kept in memory through
  * `sendRawJson`, as a read of kept items does: the ceiling of any read of that size that goes to
- * PostgreSQL once, through every layer a read passes. Rungs are started together and measured alternately, `--passes` times each; for every
+ * PostgreSQL once, through every layer a read passes; rung 13 is bare Express with rung 12's route,
+ * so 12 − 13 is what the layers cost at that body size. Rungs are started together and measured alternately, `--passes` times each; for every
  * rung: req/s and p99 at `--connections`, the rung process's CPU ms per request (/proc), and, from
  * one request: the number of response headers, their bytes, the body's bytes, and the socket writes
  * per response (counted inside the rung process).
@@ -46,6 +47,7 @@ const RUNGS = [
   'createApp (router mount, CSRF check, …)',
   'createApp + requestListener (as served)',
   'as served + one prepared select 1 + a body of --bytes',
+  'bare Express + the same select 1 and body as rung 12',
 ] as const;
 
 const DOC = { items: [{ id: '00000000-0000-4000-8000-000000000000', name: 'ladder' }], pagination: { total_count: 1, max_page: 1 } };
@@ -85,7 +87,7 @@ async function serve(rung: number): Promise<void> {
     query(deps.orm.em, 'select 1 as one', []).then(() => sendRawJson(req, res, 200, new RawJson([body])), next);
   };
   let listener: http.RequestListener;
-  if (rung >= 10) {
+  if (rung >= 10 && rung <= 12) {
     const app = appModule.createApp(deps, (a) => a.get('/v1/ladder/', rung === 12 ? answerPg : answer));
     listener = rung >= 11 ? appModule.requestListener(deps, app) : (app as unknown as http.RequestListener);
   } else {
@@ -93,17 +95,19 @@ async function serve(rung: number): Promise<void> {
     app.disable('x-powered-by');
     app.set('etag', false);
     app.set('trust proxy', cfg.TRUST_PROXY);
-    if (rung >= 1) app.use(appModule.requestLog(deps));
-    if (rung >= 2) mountMetrics(app, deps);
-    if (rung >= 3) app.use(publicCors());
-    if (rung >= 4) app.use(appModule.requestContext(deps));
-    if (rung >= 5) app.use(appModule.jsonBody(deps));
-    if (rung >= 6) app.use(passport.initialize());
+    // Rung 13 is rung 0 with rung 12's route: the layers' share of rung 12 at its body size is 12 − 13.
+    const layers = rung === 13 ? 0 : rung;
+    if (layers >= 1) app.use(appModule.requestLog(deps));
+    if (layers >= 2) mountMetrics(app, deps);
+    if (layers >= 3) app.use(publicCors());
+    if (layers >= 4) app.use(appModule.requestContext(deps));
+    if (layers >= 5) app.use(appModule.jsonBody(deps));
+    if (layers >= 6) app.use(passport.initialize());
     const api = express.Router();
-    if (rung >= 7) api.use(authenticate());
-    if (rung >= 8) api.use('/v1', apiRateLimits(cfg));
-    if (rung >= 9) api.use('/v1', idempotencyKeys(deps));
-    api.get('/v1/ladder/', answer);
+    if (layers >= 7) api.use(authenticate());
+    if (layers >= 8) api.use('/v1', apiRateLimits(cfg));
+    if (layers >= 9) api.use('/v1', idempotencyKeys(deps));
+    api.get('/v1/ladder/', rung === 13 ? answerPg : answer);
     app.use(api);
     listener = app as unknown as http.RequestListener;
   }
