@@ -313,17 +313,44 @@ describe('seller console', () => {
     const p = await phone.newPage();
     await p.goto(`${srv.url}/dashboard/#/orders`);
     await p.getByRole('combobox', { name: 'Organization' }).waitFor();
-    await p.getByRole('row').filter({ hasText: 'USD 15.00' }).first().waitFor();
-    // The page does not scroll sideways; the table scrolls inside its own box.
+    // One item per order: the customer, the amount, the product and the status all on the phone's
+    // screen (not in a table's columns scrolled out of view), and the page does not scroll sideways.
+    const order = p.getByRole('link').filter({ hasText: 'USD 15.00' }).first();
+    await order.waitFor();
+    expect(await order.textContent()).toContain('refunded');
+    expect(await order.textContent()).toContain('Indie toolkit');
+    const box = (await order.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(1);
     await expectAccessible(p, 'orders on a phone');
     await shot(p, 'admin-phone-orders');
+    await order.click();
+    await p.getByRole('button', { name: 'Download invoice' }).waitFor();
+
+    await p.goto(`${srv.url}/dashboard/#/subscriptions`);
+    const subscription = p.getByRole('link').filter({ hasText: 'USD 12.00 / month' }).first();
+    await subscription.waitFor();
+    expect(await subscription.textContent()).toContain('Team plan');
+    expect(await subscription.textContent()).toContain('canceled');
+    await expectAccessible(p, 'subscriptions on a phone');
+    await shot(p, 'admin-phone-subscriptions');
+    await subscription.click();
+    await p.waitForURL(/#\/subscriptions\/[^/]+\/show/);
+
+    await p.goto(`${srv.url}/dashboard/#/customers`);
+    const customer = p.getByRole('link').filter({ hasText: 'Sam Subscriber' }).first();
+    await customer.waitFor();
+    expect(await customer.textContent()).toMatch(/^subscriber-/);
+    await expectAccessible(p, 'customers on a phone');
+    await customer.click();
+    await p.waitForURL(/#\/customers\/[^/]+\/show/);
 
     await p.getByRole('button', { name: 'Open menu' }).click();
     await p.getByRole('menuitem', { name: 'Products' }).click();
     // The products page's own title in the app bar first: until it renders, "Team plan" can still be
-    // the orders table's product cell (scrolled out of the phone's view, but there).
+    // the subscription page's product.
     await p.getByRole('banner').getByText('Products', { exact: true }).waitFor();
     await p.getByText('Team plan').waitFor();
     await shot(p, 'admin-phone-products');

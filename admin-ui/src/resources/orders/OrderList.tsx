@@ -1,5 +1,6 @@
 import { DataTable, List, ReferenceInput, SelectInput, AutocompleteInput, TextInput } from 'react-admin';
-import { DateTimeField, MoneyField } from '../../common/money.tsx';
+import { DateTimeField, MoneyField, formatDate, formatMoney } from '../../common/money.tsx';
+import { PhoneList, joined } from '../../common/PhoneList.tsx';
 import { StatusField } from '../../common/StatusChip.tsx';
 import type { Order } from './types.ts';
 
@@ -27,6 +28,11 @@ const filters = [
 // Sortable by created_at, amount, net_amount, customer, product, discount and subscription.
 export const OrderList = () => (
   <List filters={filters} sort={{ field: 'created_at', order: 'DESC' }}>
+    <PhoneList<Order>
+      primary={(o) => o.customer?.email ?? '—'}
+      tertiary={(o) => formatMoney(o.amount, o.currency)}
+      secondary={(o) => joined(o.product?.name, o.status.replace(/_/g, ' '), formatDate(o.created_at))}
+    >
     <DataTable<Order> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="created_at" label="Date" field={DateTimeField} />
       <DataTable.Col source="customer" label="Customer" render={(o) => o.customer?.email ?? '—'} />
@@ -38,5 +44,6 @@ export const OrderList = () => (
       <DataTable.Col source="subscription" label="Subscription" render={(o) => (o.subscription_id ? 'Yes' : '—')} />
       <DataTable.Col source="billing_reason" label="Reason" disableSort render={(o) => o.billing_reason.replace(/_/g, ' ')} />
     </DataTable>
+    </PhoneList>
   </List>
 );

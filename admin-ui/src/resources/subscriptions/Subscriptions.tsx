@@ -42,6 +42,7 @@ import DownloadIcon from '@mui/icons-material/Download';
 import { api } from '../../common/api.ts';
 import { cancellationReasons, humanize } from '../../common/choices.ts';
 import { DateTimeField, MoneyField, formatDate, formatMoney } from '../../common/money.tsx';
+import { PhoneList, joined } from '../../common/PhoneList.tsx';
 import { currentOrganizationId } from '../../common/organization.ts';
 import { StatusField } from '../../common/StatusChip.tsx';
 import { OpenInTemporal } from '../../common/temporal.tsx';
@@ -103,6 +104,8 @@ const filters = [
 ];
 
 const interval = (s: Subscription) => `${formatMoney(s.amount, s.currency)} / ${s.recurring_interval}`;
+const renewsOrEnds = (s: Subscription) =>
+  s.current_period_end && s.status !== 'canceled' ? `${s.cancel_at_period_end ? 'ends' : 'renews'} ${formatDate(s.current_period_end, false)}` : null;
 
 // Sortable by customer, status, started_at, current_period_end, amount, product and discount.
 export const SubscriptionList = () => (
@@ -117,6 +120,11 @@ export const SubscriptionList = () => (
     }
     exporter={false}
   >
+    <PhoneList<Subscription>
+      primary={(s) => s.customer?.email ?? '—'}
+      tertiary={interval}
+      secondary={(s) => joined(s.product?.name, s.status.replace(/_/g, ' '), renewsOrEnds(s))}
+    >
     <DataTable<Subscription> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="customer" label="Customer" render={(s) => s.customer?.email ?? '—'} />
       <DataTable.Col source="product" label="Product" render={(s) => s.product?.name ?? '—'} />
@@ -126,6 +134,7 @@ export const SubscriptionList = () => (
       <DataTable.Col source="current_period_end" label="Renews / ends" render={(s) => (s.cancel_at_period_end ? `Ends ${formatDate(s.current_period_end)}` : formatDate(s.current_period_end))} />
       <DataTable.Col source="discount" label="Discount" render={(s) => s.discount?.name ?? '—'} />
     </DataTable>
+    </PhoneList>
   </List>
 );
 
