@@ -208,11 +208,21 @@ describe('customer portal', () => {
     await page.getByRole('heading', { name: 'Welcome back, Paula Portal' }).waitFor();
     expect(page.url()).not.toContain('customer_session_token');
     await expect(page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).resolves.toBe(true);
+    // Every section's tab is on the screen, none scrolled out of the tab bar.
+    const tabs = page.getByRole('navigation', { name: 'Customer portal' }).getByRole('link');
+    expect(await tabs.count()).toBe(7);
+    for (const tab of await tabs.all()) {
+      const box = (await tab.boundingBox())!;
+      expect(box.x, await tab.textContent() ?? '').toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, await tab.textContent() ?? '').toBeLessThanOrEqual(PHONE.width);
+    }
     await expectAccessible(page, 'portal on a phone');
     await shot(page, 'portal-11-phone-overview');
     await nav(page, 'Subscriptions');
     await page.getByRole('listitem', { name: 'Cloud sync', exact: true }).waitFor();
     await shot(page, 'portal-12-phone-subscriptions');
+    await nav(page, 'Payment methods');
+    await page.getByRole('heading', { name: 'Payment methods', level: 1 }).waitFor();
     await context.close();
   });
 });
