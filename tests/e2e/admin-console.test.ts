@@ -151,6 +151,11 @@ describe('seller console', () => {
     const latest = page.getByRole('table', { name: 'Latest orders' });
     await reloadUntilVisible(page, latest.getByText(buyer.email));
     await latest.getByText('USD 15.00').waitFor();
+    // Every column of the latest orders fits its card: the status is not cut off at the card's edge.
+    const card = page.locator('.MuiCard-root').filter({ has: latest });
+    const cardBox = (await card.boundingBox())!;
+    const statusBox = (await latest.getByText('paid', { exact: true }).boundingBox())!;
+    expect(statusBox.x + statusBox.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
     await page.getByRole('heading', { name: 'Orders', exact: true, level: 2 }).waitFor();
     await expectAccessible(page, 'dashboard');
     await shot(page, 'admin-dashboard');

@@ -18,6 +18,7 @@ import {
   Table,
   TableBody,
   TableCell,
+  TableContainer,
   TableHead,
   TableRow,
   TextField,
@@ -159,7 +160,10 @@ const LatestOrders = () => {
   if (isPending) return null;
   if (!data?.length) return <Typography variant="body2">No orders yet. Share a checkout link to make your first sale.</Typography>;
   return (
-    <Table size="small" aria-label="Latest orders">
+    // Fits its half-width card: the day only (the order's page has the time), long emails and product
+    // names wrap, and amount and status never do; a table still too wide scrolls inside the card.
+    <TableContainer>
+    <Table size="small" aria-label="Latest orders" sx={{ '& th, & td': { px: 1 } }}>
       <TableHead>
         <TableRow>
           <TableCell>Date</TableCell>
@@ -173,18 +177,19 @@ const LatestOrders = () => {
         {data.map((o) => (
           <TableRow key={o.id} hover>
             <TableCell>
-              <Link to={`/orders/${o.id}/show`}>{formatDate(o.created_at)}</Link>
+              <Link to={`/orders/${o.id}/show`}>{formatDate(o.created_at, false)}</Link>
             </TableCell>
-            <TableCell>{o.customer.email}</TableCell>
-            <TableCell>{o.product.name}</TableCell>
-            <TableCell align="right">{formatMoney(o.amount, o.currency)}</TableCell>
-            <TableCell>
+            <TableCell sx={{ overflowWrap: 'anywhere' }}>{o.customer.email}</TableCell>
+            <TableCell sx={{ overflowWrap: 'anywhere' }}>{o.product.name}</TableCell>
+            <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>{formatMoney(o.amount, o.currency)}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>
               <StatusChip status={o.status} />
             </TableCell>
           </TableRow>
         ))}
       </TableBody>
     </Table>
+    </TableContainer>
   );
 };
 
