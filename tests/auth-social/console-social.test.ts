@@ -94,7 +94,7 @@ describe('social sign-in in the console', () => {
     await methods.getByText('Email and password').waitFor();
     expect(await methods.getByRole('button', { name: 'Unlink Email and password' }).isDisabled()).toBe(true);
     op.nextLogin.account = oidcAccount({ name: 'Linked Person' });
-    await methods.getByRole('button', { name: 'Link Google' }).click();
+    await methods.getByRole('button', { name: 'Link Google', exact: true }).click();
     // Through the provider and back to the console's start page.
     await page.waitForURL((u) => u.origin === base && !u.hash.startsWith('#/account'));
     await page.getByRole('combobox', { name: 'Organization' }).waitFor();
@@ -107,7 +107,7 @@ describe('social sign-in in the console', () => {
     expect(listed.map((a) => a.provider).sort()).toEqual(['credential', 'google']);
 
     await methods.getByRole('button', { name: 'Unlink Google' }).click();
-    await methods.getByRole('button', { name: 'Link Google' }).waitFor();
+    await methods.getByRole('button', { name: 'Link Google', exact: true }).waitFor();
     const after = await page.evaluate(async () => (await (await fetch('/api/auth/list-accounts')).json()) as { provider: string }[]);
     // The whole rows in the message: a google row created after the unlink would be a second link, the
     // same row one the unlink did not delete.
