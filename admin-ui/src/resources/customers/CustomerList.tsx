@@ -1,8 +1,7 @@
 import { CreateButton, DataTable, ExportButton, List, SearchInput, TextInput, TopToolbar } from 'react-admin';
 import { DateTimeField, formatDate } from '../../common/money.tsx';
 import { PhoneList } from '../../common/PhoneList.tsx';
-
-type Customer = { id: string; email: string; name: string | null; external_id: string | null; created_at: string };
+import type { Customer } from './CustomerShow.tsx';
 
 const filters = [<SearchInput key="q" source="q" alwaysOn />, <TextInput key="email" source="email" label="Exact email" />];
 

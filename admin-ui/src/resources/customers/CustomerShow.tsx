@@ -28,11 +28,12 @@ import { CopyButton } from '../../common/CopyButton.tsx';
 import { DateTimeField, MoneyField, formatDate, formatMoney } from '../../common/money.tsx';
 import { StatusField } from '../../common/StatusChip.tsx';
 
-interface Customer {
+export interface Customer {
   id: string;
   email: string;
   name: string | null;
   external_id: string | null;
+  created_at: string;
   billing_address: Record<string, string | null> | null;
   tax_id: [string, string | null] | null;
   metadata: Record<string, unknown>;

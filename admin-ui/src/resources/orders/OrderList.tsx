@@ -1,5 +1,6 @@
 import { DataTable, List, ReferenceInput, SelectInput, AutocompleteInput, TextInput } from 'react-admin';
 import { DateTimeField, MoneyField, formatDate, formatMoney } from '../../common/money.tsx';
+import { humanize } from '../../common/choices.ts';
 import { PhoneList, joined } from '../../common/PhoneList.tsx';
 import { StatusField } from '../../common/StatusChip.tsx';
 import type { Order } from './types.ts';
@@ -31,7 +32,7 @@ export const OrderList = () => (
     <PhoneList<Order>
       primary={(o) => o.customer?.email ?? '—'}
       tertiary={(o) => formatMoney(o.amount, o.currency)}
-      secondary={(o) => joined(o.product?.name, o.status.replace(/_/g, ' '), formatDate(o.created_at))}
+      secondary={(o) => joined(o.product?.name, humanize(o.status), formatDate(o.created_at))}
     >
     <DataTable<Order> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="created_at" label="Date" field={DateTimeField} />

@@ -123,7 +123,7 @@ export const SubscriptionList = () => (
     <PhoneList<Subscription>
       primary={(s) => s.customer?.email ?? '—'}
       tertiary={interval}
-      secondary={(s) => joined(s.product?.name, s.status.replace(/_/g, ' '), renewsOrEnds(s))}
+      secondary={(s) => joined(s.product?.name, humanize(s.status), renewsOrEnds(s))}
     >
     <DataTable<Subscription> rowClick="show" bulkActionButtons={false}>
       <DataTable.Col source="customer" label="Customer" render={(s) => s.customer?.email ?? '—'} />
