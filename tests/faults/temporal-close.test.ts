@@ -64,4 +64,23 @@ describe('the Temporal client closed while a call is retried', () => {
       process.off('uncaughtException', onUncaught);
     }
   }, 40_000);
+
+  it('ends a call made after the close with CANCELLED and throws nothing', async () => {
+    const escaped: unknown[] = [];
+    const onUncaught = (err: unknown) => escaped.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const client = await connectTemporal(loadConfig());
+      await closeTemporal(client);
+      const outcome = await client.connection.workflowService.getSystemInfo({}).then(
+        () => 'answered',
+        (err: { code?: number; details?: string }) => `${err.code}: ${err.details}`,
+      );
+      expect(outcome).toBe('1: The Temporal connection was closed');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(escaped).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  }, 20_000);
 });

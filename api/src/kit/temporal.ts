@@ -6,16 +6,19 @@ import type { Config } from '../config.ts';
 const closeStates = new WeakMap<Connection, { closed: boolean }>();
 
 /**
- * A call that ends at once with CANCELLED, given to the retry interceptor's next attempt once the
+ * A call that ends at once with CANCELLED, given to every attempt (first or retried) once the
  * connection is closed: the interceptor retries failed calls on a timer, and an attempt started on a
  * closed channel throws "Channel has been shut down" from that timer, where nothing can catch it.
  */
 function cancelledCall(): NonNullable<ConstructorParameters<typeof grpc.InterceptingCall>[0]> {
   return {
     start(_metadata, listener) {
-      setImmediate(() =>
-        listener?.onReceiveStatus?.({ code: grpc.status.CANCELLED, details: 'The Temporal connection was closed', metadata: new grpc.Metadata() }),
-      );
+      // As grpc-js's own unary calls do, a null message before the status: the retry interceptor
+      // keeps the first attempt's message callback and calls it on the final status.
+      setImmediate(() => {
+        listener?.onReceiveMessage?.(null);
+        listener?.onReceiveStatus?.({ code: grpc.status.CANCELLED, details: 'The Temporal connection was closed', metadata: new grpc.Metadata() });
+      });
     },
     cancelWithStatus() {},
     getPeer: () => '',
