@@ -24,8 +24,8 @@ import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
 import { arg } from './common.ts';
 import { cpuMs } from './ingest-measure.ts';
 
-const EVENTS = arg('--events', 20_000);
-const ROUNDS = arg('--rounds', 5);
+const EVENTS = arg('events', 20_000);
+const ROUNDS = arg('rounds', 5);
 const BATCH = 1000;
 const DAY = 86_400_000;
 
