@@ -17,11 +17,13 @@
  * one snapshot), so no retry is needed: events whose transaction id is at or above the snapshot's
  * xmin and not visible in it (`xid >= xmin` is a BRIN range; between xmin and xmax, usually none, the
  * visibility test filters). That scan reads every range summary of `events_xid_brin`, which grow with
- * the table, so it runs only when `events_xids` (one row per transaction that inserted events, kept
- * by a statement trigger on `events`) holds a transaction the snapshot does not (`pending`): after
- * the merge has caught up, a read touches no raw event outside its partial edges. Customers are resolved inside the statement too (the same rules as
- * `eventConditions`: ids of the organization's customers, deleted ones included, and their external
- * ids; external ids and the live customers carrying them).
+ * the table, so it runs only when `events_xids` (one row per transaction and organization whose
+ * events it inserted, kept by a statement trigger on `events`) holds a transaction of the meter's
+ * organization that the snapshot does not (`pending`): after the merge has caught up, a read
+ * touches no raw event outside its partial edges, whatever other organizations ingested meanwhile.
+ * Customers are resolved inside the statement too (the same rules as `eventConditions`: ids of the
+ * organization's customers, deleted ones included, and their external ids; external ids and the
+ * live customers carrying them).
  */
 import type { EntityManager } from '../../kit/db.ts';
 import { isoSql, RawJson } from '../../kit/read-sql.ts';
@@ -142,7 +144,8 @@ export async function cachedQuantitiesJson(
       select coalesce(${def} and m."rollup" = jsonb_build_object('filter', m."filter", 'aggregation', m."aggregation")
                       and m."rolled_snapshot" is not null, false) as ok,
              m."rolled_snapshot" as snap, pg_snapshot_xmin(m."rolled_snapshot")::text::bigint as xmin,
-             exists (select 1 from "events_xids" x where x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
+             exists (select 1 from "events_xids" x where x."organization_id" = m."organization_id"
+                       and x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
                        and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")) as pending
       from "meters" m where m."id" = ${id} and m."organization_id" = ${org}
     )${resolved.length ? `, cu as materialized (select ${resolved.join(', ')})` : ''}, q as (${bucketedQuantitiesSql(interval, start, end, totals)})

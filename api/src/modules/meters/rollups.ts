@@ -122,11 +122,15 @@ function writeRollupsSql(selects: string[], tail = ''): string {
 }
 
 /**
- * Drops from `events_xids` the transactions below every rolled_snapshot's xmin (as the statement sees
- * them: the snapshots it moves count with their old value), which no read's unmerged tail can hold.
+ * Drops the organization's rows of `events_xids` below the xmin of every rolled_snapshot of its
+ * meters, which no read's unmerged tail can hold: `now` for the meters `moved` is taking there (the
+ * statement itself still sees their old snapshots), the stored snapshot for the others. With no
+ * built meter, below `now`'s xmin: a meter built later takes a snapshot whose xmin is not lower.
  */
-const TRIM_XIDS = `delete from "events_xids" x
-  where x."xid" < (select min(pg_snapshot_xmin(m."rolled_snapshot")::text::bigint) from "meters" m where m."rolled_snapshot" is not null)`;
+const trimXids = (org: string, now: string, moved: string) => `delete from "events_xids" x
+  where x."organization_id" = ${org}
+    and x."xid" < least(pg_snapshot_xmin(${now})::text::bigint, (select min(pg_snapshot_xmin(m."rolled_snapshot")::text::bigint) from "meters" m
+                         where m."organization_id" = ${org} and m."rolled_snapshot" is not null and not (m."id" = any(${moved}))))`;
 
 /**
  * Merges into every built rollup of the organization its events committed since the last merge
@@ -142,9 +146,13 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
        where m."organization_id" = $1 and m."rollup" is not null and m."rolled_snapshot" is not null`,
       [organizationId],
     );
-    if (!rows.length) return 0;
+    if (!rows.length) {
+      await runSql(tx, trimXids('$1::uuid', 'pg_current_snapshot()', "'{}'::uuid[]"), [organizationId]);
+      return 0;
+    }
     const now = rows[0]!.now;
     const params = new SqlParams();
+    const org = params.add(organizationId, 'uuid');
     const nowParam = params.add(now, 'pg_snapshot');
     const seenNow = `not ${unseenBy(now, params)}`;
     const selects = rows
@@ -159,7 +167,7 @@ export async function mergeRollups(em: EntityManager, organizationId: string): P
       tx,
       writeRollupsSql(
         selects,
-        `, moved as (update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${ids})), trimmed as (${TRIM_XIDS})`,
+        `, moved as (update "meters" set "rolled_snapshot" = ${nowParam} where "id" = any(${ids})), trimmed as (${trimXids(org, nowParam, ids)})`,
       ),
       params.values,
     );
