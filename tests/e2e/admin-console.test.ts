@@ -157,6 +157,13 @@ describe('seller console', () => {
     const statusBox = (await latest.getByText('paid', { exact: true }).boundingBox())!;
     expect(statusBox.x + statusBox.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
     await page.getByRole('heading', { name: 'Orders', exact: true, level: 2 }).waitFor();
+    // No subscriptions yet: the recurring revenue axis still reads in whole dollars, not cents.
+    const mrr = page.getByRole('img', { name: 'Monthly recurring revenue chart' });
+    const tickLabels = mrr.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+    await tickLabels.first().waitFor();
+    const ticks = await tickLabels.allTextContents();
+    expect(ticks.length).toBeGreaterThan(1);
+    for (const tick of ticks) expect(tick).toMatch(/^USD\s\d+$/);
     await expectAccessible(page, 'dashboard');
     await shot(page, 'admin-dashboard');
 

@@ -216,6 +216,9 @@ export const Dashboard = () => {
   const fmtTick = tick(interval);
   const chartData = periods.map((p) => ({ ...p, label: fmtTick(p.timestamp) }));
   const axisMoney = (v: number) => formatMoney(v, currency).replace(/\.00$/, '');
+  // Money axes span at least 4 whole units: a series of zeros (no subscriptions yet) would otherwise
+  // get ticks of a cent each (USD 0.01 … 0.04).
+  const moneyDomain: [(min: number) => number, (max: number) => number] = [(min) => Math.min(0, min), (max) => Math.max(max, 400)];
 
   return (
     <Box sx={{ py: 2 }}>
@@ -267,7 +270,7 @@ export const Dashboard = () => {
             <AreaChart data={chartData}>
               <CartesianGrid strokeDasharray="3 3" />
               <XAxis dataKey="label" />
-              <YAxis tickFormatter={axisMoney} width={80} />
+              <YAxis tickFormatter={axisMoney} width={80} domain={moneyDomain} />
               <Tooltip formatter={(v) => money(Number(v))} />
               <Area isAnimationActive={false} type="monotone" dataKey="revenue" name="Revenue" stroke="#3949ab" fill="#c5cae9" />
             </AreaChart>
@@ -289,7 +292,7 @@ export const Dashboard = () => {
             <LineChart data={chartData}>
               <CartesianGrid strokeDasharray="3 3" />
               <XAxis dataKey="label" />
-              <YAxis tickFormatter={axisMoney} width={80} />
+              <YAxis tickFormatter={axisMoney} width={80} domain={moneyDomain} />
               <Tooltip formatter={(v) => money(Number(v))} />
               <Line isAnimationActive={false} type="monotone" dataKey="average_order_value" name="Average order value" stroke="#00796b" dot={false} />
             </LineChart>
@@ -300,7 +303,7 @@ export const Dashboard = () => {
             <LineChart data={chartData}>
               <CartesianGrid strokeDasharray="3 3" />
               <XAxis dataKey="label" />
-              <YAxis tickFormatter={axisMoney} width={80} />
+              <YAxis tickFormatter={axisMoney} width={80} domain={moneyDomain} />
               <Tooltip formatter={(v) => money(Number(v))} />
               <Line isAnimationActive={false} type="monotone" dataKey="monthly_recurring_revenue" name="MRR" stroke="#6a1b9a" dot={false} />
             </LineChart>
