@@ -381,6 +381,14 @@ describe('products over raw HTTP', () => {
     const preset = await post(s, { name: 'Preset', prices: [{ amount_type: 'custom', minimum_amount: 500, preset_amount: 100 }] });
     expect(locs(preset)).toEqual([['body', 'prices', 0, 'preset_amount']]);
     expect(locs(await s.call('POST', `/v1/products/${product.body.id}/benefits`, { benefits: ['x'] }))).toEqual([['body', 'benefits', 0]]);
+    // Lengths count characters, as the OpenAPI document's minLength and maxLength do: an emoji is one.
+    expect(locs(await patch({ name: 'E🚀' }))).toEqual([['body', 'name']]);
+    const rockets = '🚀'.repeat(255);
+    const long = await patch({ name: rockets, metadata: { note: '🚀'.repeat(500) } });
+    expect(long.status).toBe(200);
+    expect(long.body.name).toBe(rockets);
+    expect((await s.call('GET', `/v1/products/${product.body.id}`)).body.metadata.note).toBe('🚀'.repeat(500));
+    expect(locs(await patch({ name: `${rockets}🚀` }))).toEqual([['body', 'name']]);
   });
 });
 

@@ -10,6 +10,7 @@ import { authorize, type AuthRequirement, type Principal } from './principals.ts
 import { RequestValidationError } from './errors.ts';
 import { findUnstorableString } from './input-guards.ts';
 import { parseOrThrow } from './validation.ts';
+import { countCharacters } from './characters.ts';
 import { RawJson, sendRawJson, type SqlReader } from './read-sql.ts';
 
 /**
@@ -119,6 +120,7 @@ function requestPrefix(path: string): string {
 
 function declare(router: Router, deps: HandlerDeps, spec: RouteSpec): void {
   if (!registry.includes(spec)) registry.push(spec);
+  for (const schema of [spec.params, spec.query, spec.body]) countCharacters(schema);
   router[spec.method](spec.path, async (req: Request, res: Response) => {
     if (spec.auth !== 'public') authorize(req.principal, spec.auth);
     rejectUnstorableStrings(req, spec.handlerChecksBody ? ['path', 'query'] : ['path', 'query', 'body']);
