@@ -1,7 +1,12 @@
 /** Small helpers the benchmarks share: numeric flags, a concurrency pool, and a Temporal namespace of their own. */
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import type { Config } from '../api/src/config.ts';
+import pg from 'pg';
+import { loadConfig, type Config } from '../api/src/config.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { initOrm, migrate } from '../api/src/kit/db.ts';
+import { allEntities } from '../api/src/modules/entities.ts';
+import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
 import { createRunNamespace, describeFootprint, footprint, runNamespaceName } from '../infra/src/temporal-housekeeping.ts';
 
 /** `--name 10000`, `--name=10k` or `--name 1_000`; `fallback` when absent. */
@@ -60,5 +65,38 @@ export function outputOf(proc: ChildProcess, text: string, name: string): Promis
     proc.stdout!.on('data', on);
     proc.stderr!.on('data', on);
     proc.once('exit', (code) => reject(new Error(`${name} exited (${code}): ${out}`)));
+  });
+}
+
+/**
+ * Runs `work` on a fresh, migrated database `<database>_<suffix>_<pid>` (an ORM with a pool of
+ * `poolMax` and one plain client on it), then drops it, and reports a failure as the process's exit
+ * code: a bench's `main`.
+ */
+export function onScratchDatabase(
+  suffix: string,
+  poolMax: number,
+  work: (s: { orm: MikroORM; db: pg.Client; name: string }) => Promise<void>,
+): void {
+  const url = new URL(loadConfig().DATABASE_URL);
+  const name = `${url.pathname.slice(1)}_${suffix}_${process.pid}`;
+  url.pathname = `/${name}`;
+  const run = async () => {
+    await ensureDatabase(url.toString(), { recreate: true });
+    const orm = await initOrm({ DATABASE_URL: url.toString(), DATABASE_POOL_MAX: poolMax }, allEntities);
+    const db = new pg.Client({ connectionString: url.toString() });
+    try {
+      await migrate(orm);
+      await db.connect();
+      await work({ orm, db, name });
+    } finally {
+      await db.end().catch(() => undefined); // ignore: closing after a failure
+      await orm.close(true);
+      await dropDatabase(url.toString()).catch(() => undefined); // ignore: dropped by hand if this fails
+    }
+  };
+  run().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
   });
 }

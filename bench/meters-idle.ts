@@ -15,15 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
-import { loadConfig } from '../api/src/config.ts';
-import { initOrm, migrate } from '../api/src/kit/db.ts';
 import type { EntityManager } from '../api/src/kit/db.ts';
-import { allEntities } from '../api/src/modules/entities.ts';
 import { cachedQuantitiesJson, rememberMeter } from '../api/src/modules/meters/quantities-read.ts';
 import { mergeRollups, rebuildRollup } from '../api/src/modules/meters/rollups.ts';
-import { dropDatabase, ensureDatabase } from '../infra/src/services.ts';
-import { arg } from './common.ts';
+import { arg, onScratchDatabase } from './common.ts';
 import { cpuMs } from './ingest-measure.ts';
 
 const EVENTS = arg('events', 200_000);
@@ -31,105 +26,85 @@ const BATCH = arg('batch', 1000);
 const READS = arg('reads', 200);
 const DAY = 86_400_000;
 
-const cfg = loadConfig();
-const dbUrl = new URL(cfg.DATABASE_URL);
-const dbName = `${dbUrl.pathname.slice(1)}_bench_idle_${process.pid}`;
-dbUrl.pathname = `/${dbName}`;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const filter = { conjunction: 'and' as const, clauses: [] };
 const aggregation = { func: 'count' as const };
 
-async function main() {
-  await ensureDatabase(dbUrl.toString(), { recreate: true });
-  const orm = await initOrm({ DATABASE_URL: dbUrl.toString(), DATABASE_POOL_MAX: 2 }, allEntities);
-  const db = new pg.Client({ connectionString: dbUrl.toString() });
-  try {
-    await migrate(orm);
-    await db.connect();
-    const em = () => orm.em.fork() as EntityManager;
-    const [idle, busy] = [randomUUID(), randomUUID()];
-    const meters = new Map<string, string>();
-    for (const org of [idle, busy]) {
-      await db.query(
-        `insert into "organizations" ("id", "created_at", "name", "slug", "socials", "feature_settings", "subscription_settings", "metadata")
-         values ($1, now(), 'bench', $2, '[]', '{}', '{}', '{}')`,
-        [org, `bench-${org}`],
-      );
-      const meter = randomUUID();
-      meters.set(org, meter);
-      await db.query(
-        `insert into "meters" ("id", "created_at", "organization_id", "name", "filter", "aggregation", "metadata") values ($1, now(), $2, 'bench', $3, $4, '{}')`,
-        [meter, org, JSON.stringify(filter), JSON.stringify(aggregation)],
-      );
-      await rebuildRollup(em(), meter);
-    }
-    const end = Date.now();
-    const insert = (org: string, count: number, start: number, span: number) =>
-      db.query(
-        `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "external_customer_id", "metadata")
-         select gen_random_uuid(), now(), to_timestamp(($1::float8 + g::float8 / $3::float8 * $4::float8) / 1000), 'api.call', 'user', $2::uuid,
-           'customer-' || (g % 50), '{}'
-         from generate_series(0, $3::int - 1) g`,
-        [start, org, count, span],
-      );
-    await insert(idle, 10_000, end - 30 * DAY, 30 * DAY);
-    await mergeRollups(em(), idle);
-
-    console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; load average ${load()}`);
-    const t0 = performance.now();
-    for (let n = 0; n < EVENTS; n += BATCH) {
-      await insert(busy, Math.min(BATCH, EVENTS - n), end - DAY + n * 100, BATCH * 100);
-      await mergeRollups(em(), busy);
-    }
-    console.log(`busy organization: ${EVENTS.toLocaleString('en-US')} events in batches of ${BATCH}, each merged: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-
-    const xids = (await db.query<{ all: string }>(`select count(*) as all from "events_xids"`)).rows[0]!;
-    const pending = async (org: string) =>
-      (
-        await db.query<{ p: boolean }>(
-          `select exists (select 1 from "events_xids" x where x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
-             and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")
-             and coalesce((to_jsonb(x) ->> 'organization_id')::uuid = m."organization_id", true)) as p
-           from "meters" m where m."id" = $1`,
-          [meters.get(org)],
-        )
-      ).rows[0]!.p;
-    console.log(`events_xids: ${xids.all} rows; the idle meter has ${(await pending(idle)) ? 'something' : 'nothing'} pending`);
-
-    const backends = async () => (await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1`, [dbName])).rows.map((r) => r.pid);
-    for (const [name, org] of [
-      ['idle', idle],
-      ['busy', busy],
-    ] as const) {
-      const meter = meters.get(org)!;
-      const { rows } = await db.query<{ snap: string }>(`select "rolled_snapshot"::text as snap from "meters" where "id" = $1`, [meter]);
-      rememberMeter(meter, { organizationId: org, filter, aggregation, rolledSnapshot: rows[0]!.snap });
-      const q = { start: new Date(end - 30 * DAY), end: new Date(end), interval: 'day' as const };
-      if (!(await cachedQuantitiesJson(em(), meter, [org], q))) throw new Error('the prepared path did not answer');
-      const pids = await backends();
-      const cpu0 = pids.reduce((s, p) => s + cpuMs(p), 0);
-      const walls: number[] = [];
-      for (let r = 0; r < READS; r++) {
-        const w = performance.now();
-        await cachedQuantitiesJson(em(), meter, [org], q);
-        walls.push(performance.now() - w);
-      }
-      const cpu = (pids.reduce((s, p) => s + cpuMs(p), 0) - cpu0) / READS;
-      walls.sort((a, b) => a - b);
-      console.log(
-        `  ${name.padEnd(5)} organization's read (30 days by day, all customers): p50 ${quantile(walls, 0.5).toFixed(2)} ms, p95 ${quantile(walls, 0.95).toFixed(2)} ms, ` +
-          `PostgreSQL CPU ${cpu.toFixed(2)} ms per read (load average ${load()})`,
-      );
-    }
-  } finally {
-    await db.end().catch(() => undefined); // ignore: closing after a failure
-    await orm.close(true);
-    await dropDatabase(dbUrl.toString()).catch(() => undefined); // ignore: dropped by hand if this fails
+onScratchDatabase('bench_idle', 2, async ({ orm, db, name: dbName }) => {
+  const em = () => orm.em.fork() as EntityManager;
+  const [idle, busy] = [randomUUID(), randomUUID()];
+  const meters = new Map<string, string>();
+  for (const org of [idle, busy]) {
+    await db.query(
+      `insert into "organizations" ("id", "created_at", "name", "slug", "socials", "feature_settings", "subscription_settings", "metadata")
+       values ($1, now(), 'bench', $2, '[]', '{}', '{}', '{}')`,
+      [org, `bench-${org}`],
+    );
+    const meter = randomUUID();
+    meters.set(org, meter);
+    await db.query(
+      `insert into "meters" ("id", "created_at", "organization_id", "name", "filter", "aggregation", "metadata") values ($1, now(), $2, 'bench', $3, $4, '{}')`,
+      [meter, org, JSON.stringify(filter), JSON.stringify(aggregation)],
+    );
+    await rebuildRollup(em(), meter);
   }
-}
+  const end = Date.now();
+  const insert = (org: string, count: number, start: number, span: number) =>
+    db.query(
+      `insert into "events" ("id", "created_at", "timestamp", "name", "source", "organization_id", "external_customer_id", "metadata")
+       select gen_random_uuid(), now(), to_timestamp(($1::float8 + g::float8 / $3::float8 * $4::float8) / 1000), 'api.call', 'user', $2::uuid,
+         'customer-' || (g % 50), '{}'
+       from generate_series(0, $3::int - 1) g`,
+      [start, org, count, span],
+    );
+  await insert(idle, 10_000, end - 30 * DAY, 30 * DAY);
+  await mergeRollups(em(), idle);
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}; load average ${load()}`);
+  const t0 = performance.now();
+  for (let n = 0; n < EVENTS; n += BATCH) {
+    await insert(busy, Math.min(BATCH, EVENTS - n), end - DAY + n * 100, BATCH * 100);
+    await mergeRollups(em(), busy);
+  }
+  console.log(`busy organization: ${EVENTS.toLocaleString('en-US')} events in batches of ${BATCH}, each merged: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const xids = (await db.query<{ all: string }>(`select count(*) as all from "events_xids"`)).rows[0]!;
+  const pending = async (org: string) =>
+    (
+      await db.query<{ p: boolean }>(
+        `select exists (select 1 from "events_xids" x where x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
+           and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")
+           and coalesce((to_jsonb(x) ->> 'organization_id')::uuid = m."organization_id", true)) as p
+         from "meters" m where m."id" = $1`,
+        [meters.get(org)],
+      )
+    ).rows[0]!.p;
+  console.log(`events_xids: ${xids.all} rows; the idle meter has ${(await pending(idle)) ? 'something' : 'nothing'} pending`);
+
+  const backends = async () => (await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1`, [dbName])).rows.map((r) => r.pid);
+  for (const [name, org] of [
+    ['idle', idle],
+    ['busy', busy],
+  ] as const) {
+    const meter = meters.get(org)!;
+    const { rows } = await db.query<{ snap: string }>(`select "rolled_snapshot"::text as snap from "meters" where "id" = $1`, [meter]);
+    rememberMeter(meter, { organizationId: org, filter, aggregation, rolledSnapshot: rows[0]!.snap });
+    const q = { start: new Date(end - 30 * DAY), end: new Date(end), interval: 'day' as const };
+    if (!(await cachedQuantitiesJson(em(), meter, [org], q))) throw new Error('the prepared path did not answer');
+    const pids = await backends();
+    const cpu0 = pids.reduce((s, p) => s + cpuMs(p), 0);
+    const walls: number[] = [];
+    for (let r = 0; r < READS; r++) {
+      const w = performance.now();
+      await cachedQuantitiesJson(em(), meter, [org], q);
+      walls.push(performance.now() - w);
+    }
+    const cpu = (pids.reduce((s, p) => s + cpuMs(p), 0) - cpu0) / READS;
+    walls.sort((a, b) => a - b);
+    console.log(
+      `  ${name.padEnd(5)} organization's read (30 days by day, all customers): p50 ${quantile(walls, 0.5).toFixed(2)} ms, p95 ${quantile(walls, 0.95).toFixed(2)} ms, ` +
+        `PostgreSQL CPU ${cpu.toFixed(2)} ms per read (load average ${load()})`,
+    );
+  }
 });
