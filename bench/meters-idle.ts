@@ -19,7 +19,7 @@ import type { EntityManager } from '../api/src/kit/db.ts';
 import { cachedQuantitiesJson, rememberMeter } from '../api/src/modules/meters/quantities-read.ts';
 import { mergeRollups, rebuildRollup } from '../api/src/modules/meters/rollups.ts';
 import { arg, onScratchDatabase } from './common.ts';
-import { cpuMs } from './ingest-measure.ts';
+import { sumCpuMs } from './ingest-measure.ts';
 
 const EVENTS = arg('events', 200_000);
 const BATCH = arg('batch', 1000);
@@ -75,14 +75,14 @@ onScratchDatabase('bench_idle', 2, async ({ orm, db, name: dbName }) => {
       await db.query<{ p: boolean }>(
         `select exists (select 1 from "events_xids" x where x."xid" >= pg_snapshot_xmin(m."rolled_snapshot")::text::bigint
            and not pg_visible_in_snapshot(x."xid"::text::xid8, m."rolled_snapshot")
-           and coalesce((to_jsonb(x) ->> 'organization_id')::uuid = m."organization_id", true)) as p
+           and x."organization_id" = m."organization_id") as p
          from "meters" m where m."id" = $1`,
         [meters.get(org)],
       )
     ).rows[0]!.p;
   console.log(`events_xids: ${xids.all} rows; the idle meter has ${(await pending(idle)) ? 'something' : 'nothing'} pending`);
 
-  const backends = async () => (await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1`, [dbName])).rows.map((r) => r.pid);
+  const backends = async () => (await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`, [dbName])).rows.map((r) => r.pid);
   for (const [name, org] of [
     ['idle', idle],
     ['busy', busy],
@@ -93,14 +93,14 @@ onScratchDatabase('bench_idle', 2, async ({ orm, db, name: dbName }) => {
     const q = { start: new Date(end - 30 * DAY), end: new Date(end), interval: 'day' as const };
     if (!(await cachedQuantitiesJson(em(), meter, [org], q))) throw new Error('the prepared path did not answer');
     const pids = await backends();
-    const cpu0 = pids.reduce((s, p) => s + cpuMs(p), 0);
+    const cpu0 = sumCpuMs(pids);
     const walls: number[] = [];
     for (let r = 0; r < READS; r++) {
       const w = performance.now();
       await cachedQuantitiesJson(em(), meter, [org], q);
       walls.push(performance.now() - w);
     }
-    const cpu = (pids.reduce((s, p) => s + cpuMs(p), 0) - cpu0) / READS;
+    const cpu = (sumCpuMs(pids) - cpu0) / READS;
     walls.sort((a, b) => a - b);
     console.log(
       `  ${name.padEnd(5)} organization's read (30 days by day, all customers): p50 ${quantile(walls, 0.5).toFixed(2)} ms, p95 ${quantile(walls, 0.95).toFixed(2)} ms, ` +

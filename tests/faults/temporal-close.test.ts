@@ -29,12 +29,28 @@ beforeAll(async () => {
 
 afterAll(() => proxy?.close());
 
+/** Runs `work` with the process's uncaught exceptions collected in `escaped` instead of failing the run. */
+async function catchingEscapes(work: (escaped: unknown[]) => Promise<void>): Promise<void> {
+  const escaped: unknown[] = [];
+  const onUncaught = (err: unknown) => escaped.push(err);
+  process.on('uncaughtException', onUncaught);
+  try {
+    await work(escaped);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+  }
+}
+
+/** A call's outcome as `code: details`, or 'answered'. */
+const outcomeOf = (call: Promise<unknown>) =>
+  call.then(
+    () => 'answered',
+    (err: { code?: number; details?: string }) => `${err.code}: ${err.details}`,
+  );
+
 describe('the Temporal client closed while a call is retried', () => {
   it('ends the call with CANCELLED and throws nothing afterwards', async () => {
-    const escaped: unknown[] = [];
-    const onUncaught = (err: unknown) => escaped.push(err);
-    process.on('uncaughtException', onUncaught);
-    try {
+    await catchingEscapes(async (escaped) => {
       const address = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
       const client = await connectTemporal({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' });
       expect((await client.connection.workflowService.getSystemInfo({})).capabilities).toBeTruthy();
@@ -42,10 +58,7 @@ describe('the Temporal client closed while a call is retried', () => {
       // Temporal unreachable: the call fails with UNAVAILABLE and its retries wait on a timer.
       proxy.close();
       for (const s of sockets) s.destroy();
-      const call = client.connection.workflowService.getSystemInfo({}).then(
-        () => 'answered',
-        (err: { code?: number; details?: string }) => `${err.code}: ${err.details}`,
-      );
+      const call = outcomeOf(client.connection.workflowService.getSystemInfo({}));
       await new Promise((r) => setTimeout(r, 400));
 
       await closeTemporal(client);
@@ -60,27 +73,16 @@ describe('the Temporal client closed while a call is retried', () => {
       // Long enough for any retry timer scheduled before the close to have fired.
       await new Promise((r) => setTimeout(r, 6_000));
       expect(escaped).toEqual([]);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-    }
+    });
   }, 40_000);
 
   it('ends a call made after the close with CANCELLED and throws nothing', async () => {
-    const escaped: unknown[] = [];
-    const onUncaught = (err: unknown) => escaped.push(err);
-    process.on('uncaughtException', onUncaught);
-    try {
+    await catchingEscapes(async (escaped) => {
       const client = await connectTemporal(loadConfig());
       await closeTemporal(client);
-      const outcome = await client.connection.workflowService.getSystemInfo({}).then(
-        () => 'answered',
-        (err: { code?: number; details?: string }) => `${err.code}: ${err.details}`,
-      );
-      expect(outcome).toBe('1: The Temporal connection was closed');
+      expect(await outcomeOf(client.connection.workflowService.getSystemInfo({}))).toBe('1: The Temporal connection was closed');
       await new Promise((r) => setTimeout(r, 500));
       expect(escaped).toEqual([]);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-    }
+    });
   }, 20_000);
 });
